@@ -1,0 +1,3 @@
+from instruction_gate.cli import main
+
+raise SystemExit(main())

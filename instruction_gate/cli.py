@@ -1,0 +1,68 @@
+"""Command-line entry: one subcommand per module in `commands/`, one error handler.
+
+Each command module exposes `add_arguments(parser)` and `run(args) -> int`.
+Modules are imported lazily so a light command never pays for scipy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+from instruction_gate import __version__
+from instruction_gate.errors import EXIT_NOT_EVALUATED, EXIT_USAGE, GateError
+
+#: command name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("instruction_gate.commands.validate", "check manifest and static contract only"),
+    "evaluate": ("instruction_gate.commands.evaluate", "run the paired evaluation"),
+    "compare": ("instruction_gate.commands.compare", "compare paired results and decide the gate"),
+    "lint": ("instruction_gate.commands.lint", "static lint of instruction files (no agent)"),
+    "mutate": ("instruction_gate.commands.mutate", "mutation-test the suite against broken instructions"),
+    "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    if only is not None:
+        module_name, help_text = COMMANDS[only]
+        parser = argparse.ArgumentParser(description=help_text)
+        importlib.import_module(module_name).add_arguments(parser)
+        parser.set_defaults(command=only)
+        return parser
+    parser = argparse.ArgumentParser(prog="instruction-gate", description="Regression gate for agent instruction files.")
+    parser.add_argument("--version", action="version", version=f"instruction-gate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (module_name, help_text) in COMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            importlib.import_module(module_name).add_arguments(sub_parser)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            sub_parser.set_defaults(unavailable=True)
+    return parser
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run a parsed command, mapping user errors to exit codes. Bugs still raise."""
+    module = importlib.import_module(COMMANDS[args.command][0])
+    try:
+        return module.run(args)
+    except GateError as exc:
+        print(f"instruction-gate: error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("instruction-gate: interrupted; finished runs are kept", file=sys.stderr)
+        return EXIT_NOT_EVALUATED
+
+
+def main(argv: Sequence[str] | None = None, only: str | None = None) -> int:
+    parser = build_parser(only)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: 0 for --help, 2 for usage errors
+        return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE
+    return execute(args)

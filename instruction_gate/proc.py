@@ -1,0 +1,155 @@
+"""The one subprocess helper: new session, bounded output, TERM -> grace -> KILL of the group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Callable, Mapping, Sequence
+
+#: Seconds between SIGTERM and SIGKILL when a process group overruns its timeout.
+TERM_GRACE_SECONDS = 2.0
+#: Bytes of stdout/stderr kept (the tail) when output is not captured whole.
+DEFAULT_TAIL_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class ProcResult:
+    """What a finished (or killed) process left behind."""
+
+    argv: tuple[str, ...]
+    exit_code: int | None  #: None when the command could not be started
+    stdout: str  #: whole output, or its last `tail_bytes` bytes when capped
+    stderr: str
+    duration_seconds: float
+    timed_out: bool = False
+    start_error: str | None = None  #: e.g. "No such file or directory: 'codex'"
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+class _Tail:
+    """Keeps the last `limit` bytes of a stream (or all when limit is None)."""
+
+    def __init__(self, limit: int | None):
+        self.limit = limit
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def add(self, data: bytes) -> None:
+        self.chunks.append(data)
+        self.size += len(data)
+        if self.limit is not None and self.size > 2 * self.limit:
+            joined = b"".join(self.chunks)[-self.limit:]
+            self.chunks, self.size = [joined], len(joined)
+
+    def text(self) -> str:
+        data = b"".join(self.chunks)
+        if self.limit is not None:
+            data = data[-self.limit:]
+        return data.decode("utf-8", errors="replace")
+
+
+def _pump(stream: IO[bytes], sink: Callable[[bytes], None]) -> None:
+    for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
+        sink(chunk)
+    stream.close()
+
+
+def kill_group(proc: subprocess.Popen, grace: float = TERM_GRACE_SECONDS) -> None:
+    """TERM the whole process group, wait `grace`, then KILL whatever is left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        if sig == signal.SIGTERM:
+            try:
+                proc.wait(timeout=grace)
+            except subprocess.TimeoutExpired:
+                continue
+            # The leader exited; grandchildren may still hold the group.
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            return
+
+
+def run(
+    argv: Sequence[str],
+    cwd: Path | str,
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bytes | str | None = None,
+    timeout: float | None = None,
+    tail_bytes: int | None = DEFAULT_TAIL_BYTES,
+    on_stdout_line: Callable[[bytes], None] | None = None,
+    grace: float = TERM_GRACE_SECONDS,
+) -> ProcResult:
+    """Run `argv` in its own session; never raises for the child's behaviour.
+
+    `tail_bytes=None` keeps the whole output (for git plumbing); otherwise only
+    the last bytes are kept. `on_stdout_line` receives each complete stdout line
+    as it arrives, so callers can record streamed events before the process ends.
+    """
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=dict(env) if env is not None else None,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        )
+    except OSError as exc:
+        return ProcResult(tuple(argv), None, "", "", 0.0, start_error=f"{exc.strerror}: {argv[0]!r}")
+
+    out, err = _Tail(tail_bytes), _Tail(tail_bytes)
+    pending = bytearray()
+
+    def out_sink(chunk: bytes) -> None:
+        out.add(chunk)
+        if on_stdout_line is not None:
+            pending.extend(chunk)
+            while (cut := pending.find(b"\n")) >= 0:
+                on_stdout_line(bytes(pending[:cut]))
+                del pending[: cut + 1]
+
+    readers = [threading.Thread(target=_pump, args=(proc.stdout, out_sink), daemon=True),
+               threading.Thread(target=_pump, args=(proc.stderr, err.add), daemon=True)]
+    for reader in readers:
+        reader.start()
+    if stdin is not None:
+        data = stdin.encode() if isinstance(stdin, str) else stdin
+        try:
+            proc.stdin.write(data)  # type: ignore[union-attr]
+            proc.stdin.close()  # type: ignore[union-attr]
+        except BrokenPipeError:
+            pass
+    timed_out = False
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        kill_group(proc, grace)
+        proc.wait()
+    except BaseException:
+        kill_group(proc, grace)  # Ctrl-C or SIGTERM to us: leave no orphans behind.
+        raise
+    else:
+        # The leader exited; make sure no background child keeps the pipes open.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    for reader in readers:
+        reader.join(timeout=5)
+    if on_stdout_line is not None and pending:
+        on_stdout_line(bytes(pending))
+    return ProcResult(tuple(argv), proc.returncode if not timed_out else proc.returncode,
+                      out.text(), err.text(), time.monotonic() - started, timed_out)
