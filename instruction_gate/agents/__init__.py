@@ -1,0 +1,1 @@
+"""Adapters for real coding agents: output parsers, runners, discovery rules, broker, replay."""

@@ -1,0 +1,91 @@
+"""Codex and Claude Code instruction discovery over trees built in tmp_path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from instruction_gate.agents.discovery import (
+    LoadedFile, claude_imports, claude_sources, codex_chain, result_fields)
+
+
+def write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_codex_picks_one_file_per_directory_root_first(tmp_path):
+    write(tmp_path, "AGENTS.md", "root rules\n")
+    write(tmp_path, "svc/AGENTS.md", "svc rules\n")
+    write(tmp_path, "svc/AGENTS.override.md", "svc override\n")
+    write(tmp_path, "svc/pay/TEAM.md", "fallback\n")
+    write(tmp_path, "other/AGENTS.md", "sibling, never loaded\n")
+    chain = codex_chain(tmp_path, "svc/pay", fallback_names=["TEAM.md"])
+    assert [f.path for f in chain] == ["AGENTS.md", "svc/AGENTS.override.md", "svc/pay/TEAM.md"]
+    assert all(not f.truncated and f.bytes_loaded == f.size for f in chain)
+
+
+def test_codex_budget_truncates_the_crossing_file_and_drops_the_rest(tmp_path):
+    write(tmp_path, "AGENTS.md", "a" * 30)
+    write(tmp_path, "x/AGENTS.md", "b" * 30)
+    write(tmp_path, "x/y/AGENTS.md", "c" * 30)
+    chain = codex_chain(tmp_path, tmp_path / "x" / "y", budget=50)
+    assert chain == [LoadedFile("AGENTS.md", 30, 30, False), LoadedFile("x/AGENTS.md", 30, 20, True)]
+    assert result_fields(chain) == (["AGENTS.md", "x/AGENTS.md"], {"AGENTS.md": 30, "x/AGENTS.md": 20})
+
+
+def test_codex_empty_override_shadows_agents_md_and_costs_nothing(tmp_path):
+    write(tmp_path, "AGENTS.override.md", "  \n")
+    write(tmp_path, "AGENTS.md", "ignored because the override exists\n")
+    write(tmp_path, "sub/AGENTS.md", "sub\n")
+    assert [f.path for f in codex_chain(tmp_path, "sub")] == ["sub/AGENTS.md"]
+
+
+def test_codex_default_budget_is_32_kib(tmp_path):
+    write(tmp_path, "AGENTS.md", "z" * 40000)
+    (only,) = codex_chain(tmp_path, ".")
+    assert (only.size, only.bytes_loaded, only.truncated) == (40000, 32768, True)
+
+
+def test_codex_ignores_symlink_to_non_regular_file(tmp_path):
+    os.symlink("/dev/null", tmp_path / "AGENTS.md")
+    assert codex_chain(tmp_path, ".") == []
+
+
+def test_claude_loads_upward_chain_dot_claude_local_and_imports(tmp_path):
+    write(tmp_path, "CLAUDE.md", "root\n@docs/style.md and `@docs/not-in-code.md`\n")
+    write(tmp_path, "docs/style.md", "style @hop1.md\n```\n@docs/fenced.md\n```\n")
+    write(tmp_path, "docs/hop1.md", "@hop2.md\n")
+    write(tmp_path, "docs/hop2.md", "end\n")
+    write(tmp_path, "docs/not-in-code.md", "x")
+    write(tmp_path, "docs/fenced.md", "x")
+    write(tmp_path, ".claude/CLAUDE.md", "dot\n")
+    write(tmp_path, "app/CLAUDE.local.md", "local\n")
+    write(tmp_path, "app/deep/CLAUDE.md", "only when touched\n")
+    write(tmp_path, "lib/CLAUDE.md", "outside cwd subtree\n")
+    paths = [f.path for f in claude_sources(tmp_path, "app")]
+    assert paths == ["CLAUDE.md", "docs/style.md", "docs/hop1.md", "docs/hop2.md",
+                     ".claude/CLAUDE.md", "app/CLAUDE.local.md"]
+    touched = [f.path for f in claude_sources(tmp_path, "app", ["app/deep/x.py", "lib/y.py"])]
+    assert touched[-1] == "app/deep/CLAUDE.md" and "lib/CLAUDE.md" not in touched
+
+
+def test_claude_import_hops_are_bounded_and_cycles_end(tmp_path):
+    write(tmp_path, "CLAUDE.md", "@h1.md\n")
+    for i in range(1, 8):
+        write(tmp_path, f"h{i}.md", f"@h{i + 1}.md @CLAUDE.md\n")
+    paths = [f.path for f in claude_sources(tmp_path, ".")]
+    assert paths == ["CLAUDE.md", "h1.md", "h2.md", "h3.md", "h4.md", "h5.md"]
+
+
+def test_claude_imports_never_leave_the_repository(tmp_path):
+    repo = tmp_path / "repo"
+    write(tmp_path, "secret.md", "outside")
+    write(repo, "CLAUDE.md", "@../secret.md @~/.claude/me.md @/etc/hostname\n")
+    assert [f.path for f in claude_sources(repo, ".")] == ["CLAUDE.md"]
+
+
+def test_claude_import_syntax():
+    assert claude_imports("see @a.md, mail x@y.com\n@b\\ c.md") == ["a.md", "b c.md"]
