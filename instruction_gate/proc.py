@@ -56,10 +56,33 @@ class _Tail:
         return data.decode("utf-8", errors="replace")
 
 
+_LIVE: set[subprocess.Popen] = set()
+_LIVE_LOCK = threading.Lock()
+
+
+def kill_all_live() -> None:
+    """Kill every process group this helper started and has not reaped (on Ctrl-C or SIGTERM)."""
+    with _LIVE_LOCK:
+        live = list(_LIVE)
+    for proc in live:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
 def _pump(stream: IO[bytes], sink: Callable[[bytes], None]) -> None:
     for chunk in iter(lambda: stream.read1(65536), b""):  # type: ignore[attr-defined]
         sink(chunk)
     stream.close()
+
+
+def _feed(stream: IO[bytes], data: bytes) -> None:
+    try:
+        stream.write(data)
+        stream.close()
+    except (BrokenPipeError, ValueError, OSError):
+        pass
 
 
 def kill_group(proc: subprocess.Popen, grace: float = TERM_GRACE_SECONDS) -> None:
@@ -80,6 +103,25 @@ def kill_group(proc: subprocess.Popen, grace: float = TERM_GRACE_SECONDS) -> Non
             except ProcessLookupError:
                 pass
             return
+
+
+def _wait(proc: subprocess.Popen, timeout: float | None, grace: float) -> bool:
+    """Wait for the leader; returns True when it overran `timeout` and the group was killed."""
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        kill_group(proc, grace)
+        proc.wait()
+        return True
+    except BaseException:
+        kill_group(proc, grace)  # Ctrl-C or SIGTERM to us: leave no orphans behind.
+        raise
+    # The leader exited; make sure no background child keeps the pipes open.
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    return False
 
 
 def run(
@@ -109,6 +151,8 @@ def run(
     except OSError as exc:
         return ProcResult(tuple(argv), None, "", "", 0.0, start_error=f"{exc.strerror}: {argv[0]!r}")
 
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
     out, err = _Tail(tail_bytes), _Tail(tail_bytes)
     pending = bytearray()
 
@@ -125,31 +169,18 @@ def run(
     for reader in readers:
         reader.start()
     if stdin is not None:
+        # Written from a thread: a child that never reads must not block the timeout.
         data = stdin.encode() if isinstance(stdin, str) else stdin
-        try:
-            proc.stdin.write(data)  # type: ignore[union-attr]
-            proc.stdin.close()  # type: ignore[union-attr]
-        except BrokenPipeError:
-            pass
-    timed_out = False
+        writer = threading.Thread(target=_feed, args=(proc.stdin, data), daemon=True)
+        writer.start()
     try:
-        proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        kill_group(proc, grace)
-        proc.wait()
-    except BaseException:
-        kill_group(proc, grace)  # Ctrl-C or SIGTERM to us: leave no orphans behind.
-        raise
-    else:
-        # The leader exited; make sure no background child keeps the pipes open.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        timed_out = _wait(proc, timeout, grace)
+    finally:
+        with _LIVE_LOCK:
+            _LIVE.discard(proc)
     for reader in readers:
         reader.join(timeout=5)
     if on_stdout_line is not None and pending:
         on_stdout_line(bytes(pending))
-    return ProcResult(tuple(argv), proc.returncode if not timed_out else proc.returncode,
+    return ProcResult(tuple(argv), proc.returncode,
                       out.text(), err.text(), time.monotonic() - started, timed_out)

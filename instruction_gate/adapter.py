@@ -1,0 +1,87 @@
+"""Run an adapter process for one run and collect its events (protocol in adapters/README.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from instruction_gate import proc
+
+#: Bytes of adapter stderr kept in the run record.
+STDERR_TAIL_BYTES = 4000
+PROVENANCE_KEYS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
+
+
+@dataclass
+class AdapterOutcome:
+    """Everything the runner learned from one adapter process."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    result: dict[str, Any] | None = None  #: a copy of the last `result` event (never the list itself)
+    exit_code: int | None = None
+    stderr_tail: str = ""
+    wall_seconds: float = 0.0
+    timed_out: bool = False
+    start_error: str | None = None
+    malformed_lines: int = 0
+
+    def provenance(self) -> dict[str, Any]:
+        result = self.result or {}
+        nested = result.get("provenance") if isinstance(result.get("provenance"), dict) else {}
+        return {k: result.get(k, nested.get(k)) for k in PROVENANCE_KEYS}
+
+
+def resolve_command(command: str, start_dir: Path) -> list[str]:
+    """Split the adapter command; make relative paths that exist in `start_dir` absolute.
+
+    The adapter runs with the agent workspace as cwd, where the suite (and so an adapter kept
+    next to it) is deliberately absent, so `./evals/instructions/adapters/x` must be resolved
+    against the directory the runner was started in.
+    """
+    argv = shlex.split(command)
+    for i, arg in enumerate(argv):
+        if not arg.startswith("-") and not os.path.isabs(arg) and (start_dir / arg).exists() and ("/" in arg or i > 0):
+            argv[i] = str((start_dir / arg).resolve())
+    return argv
+
+
+def child_path(env: Mapping[str, str]) -> str:
+    """PATH with the harness interpreter's directory first, so `python`/`pytest` mean the harness's."""
+    return os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
+
+
+def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float) -> AdapterOutcome:
+    outcome = AdapterOutcome()
+
+    def on_line(raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text:
+            return
+        try:
+            event = json.loads(text)
+        except json.JSONDecodeError:
+            outcome.malformed_lines += 1
+            return
+        if not isinstance(event, dict):
+            outcome.malformed_lines += 1
+            return
+        outcome.events.append(event)
+
+    child_env = dict(env)
+    child_env["PATH"] = child_path(env)
+    result = proc.run(argv, cwd, env=child_env, stdin=json.dumps(request), timeout=timeout,
+                      tail_bytes=STDERR_TAIL_BYTES, on_stdout_line=on_line)
+    outcome.exit_code = result.exit_code
+    outcome.stderr_tail = result.stderr
+    outcome.wall_seconds = round(result.duration_seconds, 3)
+    outcome.timed_out = result.timed_out
+    outcome.start_error = result.start_error
+    results = [e for e in outcome.events if e.get("type") == "result"]
+    if results:
+        outcome.result = dict(results[-1])
+    return outcome

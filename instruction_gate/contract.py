@@ -1,0 +1,141 @@
+"""The static contract: what a candidate may change, checked before any agent runs.
+
+The candidate is compared with the merge base of base and candidate (a three-dot diff), so
+a base branch that moved on does not make a PR look like it changed unrelated files.
+The candidate variant is the base's instruction files with the candidate's own changes applied.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from pathlib import Path
+
+from instruction_gate import git, globs
+from instruction_gate.errors import ConfigError, ContractError
+from instruction_gate.manifest import Manifest
+
+REGULAR_MODES = {"100644", "100755"}
+SYMLINK_MODE = "120000"
+
+
+@dataclass(frozen=True)
+class Entry:
+    mode: str
+    oid: str
+
+
+Tree = dict[str, Entry]
+
+
+@dataclass(frozen=True)
+class Contract:
+    """What the static contract established; the workspaces are built from it."""
+
+    base_sha: str
+    candidate_sha: str
+    merge_base_sha: str
+    base_tree: Tree  #: every file of the base commit
+    base_instructions: Tree  #: instruction files in force for the base variant
+    candidate_instructions: Tree  #: base's, with the candidate's changes applied
+    changed_instruction_paths: tuple[str, ...]
+
+
+def resolve_commit(repo: Path, ref: str, what: str) -> str:
+    result = git.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=repo, check=False)
+    if not result.ok:
+        raise ConfigError(f"--{what}: {ref!r} is not a commit in {repo}")
+    return result.stdout.strip()
+
+
+def read_tree(repo: Path, commit: str) -> Tree:
+    entries: Tree = {}
+    for item in git.split_z(git.out("ls-tree", "-r", "-z", "--full-tree", commit, cwd=repo)):
+        meta, path = item.split("\t", 1)
+        mode, _type, oid = meta.split(" ")
+        entries[path] = Entry(mode, oid)
+    return entries
+
+
+def _changes(repo: Path, old: str, new: str) -> list[tuple[str, str, str, str]]:
+    """(old_mode, new_mode, status, path) for each path that differs."""
+    items = git.split_z(git.out("diff-tree", "-r", "-z", "--no-renames", "--raw", old, new, cwd=repo))
+    return [(meta[1:].split(" ")[0], meta.split(" ")[1], meta.split(" ")[4], path)
+            for meta, path in zip(items[::2], items[1::2])]
+
+
+def _symlink_problem(path: str, target: str, manifest: Manifest) -> str | None:
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+    if target.startswith("/") or resolved.startswith("../") or resolved == "..":
+        return f"{path}: symlink points outside the repository ({target})"
+    if not globs.matches_any(resolved, manifest.instruction_paths):
+        return f"{path}: symlink target {resolved} is not an instruction path"
+    return None
+
+
+def check(repo: Path, manifest: Manifest, base: str, candidate: str) -> Contract:
+    """Enforce the static contract; raise ContractError naming every offending path."""
+    base_sha = resolve_commit(repo, base, "base")
+    candidate_sha = resolve_commit(repo, candidate, "candidate")
+    merge = git.git("merge-base", base_sha, candidate_sha, cwd=repo, check=False)
+    if not merge.ok:
+        raise ConfigError(f"base {base_sha[:12]} and candidate {candidate_sha[:12]} share no history")
+    merge_base = merge.stdout.split()[0]
+    is_instruction = globs.compile_globs(manifest.instruction_paths).match_file
+
+    problems: list[str] = []
+    base_tree = read_tree(repo, base_sha)
+    candidate_instructions = {p: e for p, e in base_tree.items() if is_instruction(p)}
+    base_instructions = dict(candidate_instructions)
+    changed: list[str] = []
+    for old_mode, new_mode, status, path in _changes(repo, merge_base, candidate_sha):
+        if not is_instruction(path):
+            problems.append(f"{path}: not an instruction path; the candidate may change only {list(manifest.instruction_paths)}")
+            continue
+        changed.append(path)
+        if status == "D":
+            candidate_instructions.pop(path, None)
+            continue
+        if new_mode not in REGULAR_MODES:
+            kind = {"120000": "symlink", "160000": "submodule"}.get(new_mode, f"mode {new_mode}")
+            problems.append(f"{path}: candidate {'adds' if status == 'A' else 'makes'} a {kind}; instruction files must be regular files")
+            continue
+        if status != "A" and old_mode not in REGULAR_MODES:
+            problems.append(f"{path}: candidate changes the file type (mode {old_mode} -> {new_mode})")
+            continue
+        candidate_instructions[path] = Entry(new_mode, "")  # filled below
+    if changed:
+        cand_tree = read_tree(repo, candidate_sha)
+        for path in changed:
+            if path in candidate_instructions and path in cand_tree:
+                candidate_instructions[path] = cand_tree[path]
+    for variant in (base_instructions, candidate_instructions):
+        for path, entry in variant.items():
+            if entry.mode == SYMLINK_MODE:
+                target = git.out("cat-file", "blob", entry.oid, cwd=repo)
+                if why := _symlink_problem(path, target, manifest):
+                    problems.append(why)
+    if problems:
+        raise ContractError("the candidate breaks the static contract", sorted(set(problems)))
+    if base_instructions == candidate_instructions:
+        raise ContractError("base and candidate instruction files are byte-identical: nothing to evaluate",
+                            [f"instruction paths: {list(manifest.instruction_paths)}"])
+    return Contract(base_sha, candidate_sha, merge_base, base_tree, base_instructions,
+                    candidate_instructions, tuple(sorted(changed)))
+
+
+def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str) -> list[str]:
+    """Files the manifest references that are absent from the base commit."""
+    problems = []
+    dirs = {posixpath.dirname(p) for p in base_tree}
+    all_dirs = {"."} | {"/".join(d.split("/")[: i + 1]) for d in dirs if d for i in range(d.count("/") + 1)}
+    for i, task in enumerate(manifest.tasks):
+        where = f"{label}::$.tasks[{i}]"
+        names = [("prompt_file", task.prompt_files[0])] + [(f"turns[{j}]", p) for j, p in enumerate(task.prompt_files[1:])]
+        names += [("fixture_patch", task.fixture_patch), ("reference_solution", task.reference_solution)]
+        for key, path in names:
+            if path and path not in base_tree:
+                problems.append(f"{where}.{key}: {path} does not exist at the base commit")
+        if task.cwd not in all_dirs:
+            problems.append(f"{where}.cwd: directory {task.cwd} does not exist at the base commit")
+    return problems

@@ -1,0 +1,109 @@
+"""Classify a run and derive its hard-gate failures from the adapter's evidence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from instruction_gate import globs
+from instruction_gate.adapter import AdapterOutcome
+from instruction_gate.manifest import Task
+
+#: Every hard-failure category, in report order.
+HARD_FAILURES = (
+    "agent_not_completed", "tool_call_count_unavailable", "tool_call_cap_exceeded",
+    "provider_cost_unavailable", "provider_cost_cap_exceeded", "patch_did_not_apply",
+    "required_check_failed", "forbidden_file_edited", "required_command_missing",
+    "forbidden_command_observed", "required_policy_event_missing", "instruction_source_missing",
+)
+
+
+@dataclass(frozen=True)
+class Classification:
+    failure_class: str | None  #: None, "agent" or "infrastructure"
+    failure_reason: str | None
+
+    @property
+    def valid(self) -> bool:
+        return self.failure_class != "infrastructure"
+
+
+def classify(outcome: AdapterOutcome, timeout: float) -> Classification:
+    if outcome.start_error:
+        return Classification("infrastructure", f"adapter could not start: {outcome.start_error}")
+    if outcome.timed_out:
+        return Classification("agent", f"timeout: no result within {timeout:g}s (process group killed)")
+    result = outcome.result
+    if result is None:
+        return Classification("infrastructure", f"adapter exited {outcome.exit_code} without a result event")
+    status = result.get("status")
+    declared = result.get("failure_class")
+    reason = result.get("failure_reason")
+    if status == "completed" and outcome.exit_code == 0 and declared is None:
+        return Classification(None, None)
+    if declared == "infrastructure":
+        return Classification("infrastructure", f"{status}: {reason or 'reported by adapter'}")
+    if status == "completed" and outcome.exit_code != 0:
+        return Classification("infrastructure", f"result says completed but adapter exited {outcome.exit_code}")
+    return Classification("agent", f"{status}{': ' + str(reason) if reason else ''}")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the gates look at, gathered from one run."""
+
+    commands: list[str]
+    event_names: set[str]
+    instruction_sources: set[str]
+    edited_files: list[str]
+    patch_applied: bool
+    checks_passed: bool
+
+
+def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: bool, checks_passed: bool) -> Evidence:
+    events = outcome.events
+    sources = (outcome.result or {}).get("instruction_sources") or []
+    return Evidence(
+        commands=[str(e.get("command", "")) for e in events if e.get("type") == "tool"],
+        event_names={str(e["name"]) for e in events if e.get("name") is not None},
+        instruction_sources={str(s) for s in sources if isinstance(s, str)},
+        edited_files=edited, patch_applied=patch_applied, checks_passed=checks_passed,
+    )
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def hard_failures(task: Task, classification: Classification, outcome: AdapterOutcome, ev: Evidence) -> dict[str, Any]:
+    """The hard-failure list and the per-gate evidence fields of the run record."""
+    result = outcome.result or {}
+    failures: list[str] = []
+    tool_calls, cost = _number(result.get("tool_calls")), _number(result.get("provider_cost_usd"))
+    missing_commands = [p for p in task.required_command_patterns if not any(re.search(p, c) for c in ev.commands)]
+    forbidden_commands = [p for p in task.forbidden_command_patterns if any(re.search(p, c) for c in ev.commands)]
+    forbidden_files = globs.filter_paths(ev.edited_files, task.forbidden_globs)
+    missing_events = sorted(set(task.required_events) - ev.event_names)
+    missing_sources = sorted(set(task.required_instruction_sources) - ev.instruction_sources)
+    checks = {
+        "agent_not_completed": classification.failure_class is not None,
+        # A cap of null means "no cap", and then the count is not required either.
+        "tool_call_count_unavailable": task.max_tool_calls is not None and tool_calls is None,
+        "tool_call_cap_exceeded": task.max_tool_calls is not None and tool_calls is not None and tool_calls > task.max_tool_calls,
+        "provider_cost_unavailable": task.max_provider_cost_usd is not None and cost is None,
+        "provider_cost_cap_exceeded": task.max_provider_cost_usd is not None and cost is not None and cost > task.max_provider_cost_usd,
+        "patch_did_not_apply": not ev.patch_applied,
+        "required_check_failed": ev.patch_applied and not ev.checks_passed,
+        "forbidden_file_edited": bool(forbidden_files),
+        "required_command_missing": bool(missing_commands),
+        "forbidden_command_observed": bool(forbidden_commands),
+        "required_policy_event_missing": bool(missing_events),
+        "instruction_source_missing": bool(missing_sources),
+    }
+    failures = [name for name in HARD_FAILURES if checks[name]]
+    return {
+        "hard_failures": failures, "forbidden_files": forbidden_files, "missing_commands": missing_commands,
+        "forbidden_commands": forbidden_commands, "missing_events": missing_events,
+        "missing_instruction_sources": missing_sources,
+    }

@@ -1,0 +1,166 @@
+"""Parse -> validate -> build the suite manifest (JSON or YAML).
+
+Schema problems and semantic problems are collected together and reported at once as
+`manifest.json::$.tasks[3].checks: message`; any problem means nothing is evaluated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from instruction_gate import globs
+from instruction_gate.errors import ConfigError
+from instruction_gate.schemas import schema_problems
+
+#: Used when neither the task nor `defaults` sets a limit.
+BUILTIN_DEFAULTS: dict[str, Any] = {
+    "timeout_seconds": 900,
+    "max_tool_calls": None,
+    "max_provider_cost_usd": None,
+    "check_timeout_seconds": 300,
+    "forbidden_globs": [],
+}
+LIMIT_KEYS = ("timeout_seconds", "max_tool_calls", "max_provider_cost_usd", "check_timeout_seconds")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One task with its limits resolved (task value, else `defaults`, else built-in)."""
+
+    id: str
+    kind: str
+    cwd: str
+    prompt_files: tuple[str, ...]  #: first turn, then `turns`
+    checks: tuple[tuple[str, ...], ...]
+    fixture_patch: str | None
+    reference_solution: str | None
+    required_command_patterns: tuple[str, ...]
+    forbidden_command_patterns: tuple[str, ...]
+    forbidden_globs: tuple[str, ...]  #: defaults' globs plus the task's own
+    required_events: tuple[str, ...]
+    required_instruction_sources: tuple[str, ...]
+    timeout_seconds: float
+    max_tool_calls: int | None
+    max_provider_cost_usd: float | None
+    check_timeout_seconds: float
+    raw: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+
+    def suite_files(self) -> list[str]:
+        """Repository files the task itself references (hidden from the agent)."""
+        return [p for p in (*self.prompt_files, self.fixture_patch, self.reference_solution) if p]
+
+
+@dataclass(frozen=True)
+class Manifest:
+    path: Path
+    sha256: str
+    repeats: int
+    instruction_paths: tuple[str, ...]
+    hidden_paths: tuple[str, ...]
+    tasks: tuple[Task, ...]
+    raw: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+
+    def task(self, task_id: str) -> Task:
+        return next(t for t in self.tasks if t.id == task_id)
+
+
+def parse(path: Path) -> tuple[Any, bytes]:
+    label = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{label}: cannot read manifest ({exc.strerror})") from None
+    try:
+        if path.suffix in (".yaml", ".yml"):
+            return yaml.safe_load(data), data
+        return json.loads(data), data
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{label}::$: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+
+
+def _unsafe_path(value: str) -> str | None:
+    p = PurePosixPath(value)
+    if p.is_absolute() or value.startswith("~"):
+        return "must be relative to the repository root"
+    if ".." in p.parts:
+        return "must stay inside the repository (no '..')"
+    return None
+
+
+def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
+    """Problems the schema cannot express: duplicates, unsafe paths, bad regexes and globs."""
+    problems: list[str] = []
+
+    def check_path(value: Any, where: str) -> None:
+        if isinstance(value, str) and (why := _unsafe_path(value)):
+            problems.append(f"{label}::{where}: {value!r} {why}")
+
+    def check_globs(values: Any, where: str) -> None:
+        for i, pattern in enumerate(values or []):
+            check_path(pattern, f"{where}[{i}]")
+            try:
+                globs.compile_globs((pattern,))
+            except ValueError as exc:
+                problems.append(f"{label}::{where}[{i}]: {exc}")
+
+    check_globs(data.get("instruction_paths"), "$.instruction_paths")
+    check_globs(data.get("hidden_paths"), "$.hidden_paths")
+    check_globs((data.get("defaults") or {}).get("forbidden_globs"), "$.defaults.forbidden_globs")
+    seen: dict[str, int] = {}
+    for i, task in enumerate(data.get("tasks") or []):
+        where = f"$.tasks[{i}]"
+        if task.get("id") in seen:
+            problems.append(f"{label}::{where}.id: duplicate task id {task['id']!r} (also $.tasks[{seen[task['id']]}])")
+        seen.setdefault(task.get("id"), i)
+        for key in ("cwd", "prompt_file", "fixture_patch", "reference_solution"):
+            check_path(task.get(key), f"{where}.{key}")
+        for j, turn in enumerate(task.get("turns") or []):
+            check_path(turn, f"{where}.turns[{j}]")
+        check_globs(task.get("forbidden_globs"), f"{where}.forbidden_globs")
+        for key in ("required_command_patterns", "forbidden_command_patterns"):
+            for j, pattern in enumerate(task.get(key) or []):
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    problems.append(f"{label}::{where}.{key}[{j}]: invalid regex {pattern!r}: {exc}")
+    return problems
+
+
+def _build_task(raw: dict[str, Any], defaults: dict[str, Any]) -> Task:
+    limits = {k: raw.get(k, defaults.get(k, BUILTIN_DEFAULTS[k])) for k in LIMIT_KEYS}
+    return Task(
+        id=raw["id"], kind=raw["kind"], cwd=str(PurePosixPath(raw.get("cwd") or ".")),
+        prompt_files=(raw["prompt_file"], *raw.get("turns", [])),
+        checks=tuple(tuple(argv) for argv in raw["checks"]),
+        fixture_patch=raw.get("fixture_patch"), reference_solution=raw.get("reference_solution"),
+        required_command_patterns=tuple(raw.get("required_command_patterns", [])),
+        forbidden_command_patterns=tuple(raw.get("forbidden_command_patterns", [])),
+        forbidden_globs=tuple(defaults.get("forbidden_globs", [])) + tuple(raw.get("forbidden_globs", [])),
+        required_events=tuple(raw.get("required_events", [])),
+        required_instruction_sources=tuple(raw.get("required_instruction_sources", [])),
+        raw=raw, **limits,
+    )
+
+
+def load(path: Path, label: str | None = None) -> Manifest:
+    """Load and validate a manifest file; raise ConfigError listing every problem."""
+    label = label or str(path)
+    data, content = parse(path)
+    problems = schema_problems("manifest", data, label)
+    if isinstance(data, dict):
+        problems += semantic_problems(data, label)
+    if problems:
+        raise ConfigError(f"{label}: invalid manifest ({len(problems)} problem{'s' * (len(problems) > 1)})", problems)
+    defaults = data.get("defaults") or {}
+    return Manifest(
+        path=path, sha256=hashlib.sha256(content).hexdigest(), repeats=data["repeats"],
+        instruction_paths=tuple(data["instruction_paths"]), hidden_paths=tuple(data.get("hidden_paths", [])),
+        tasks=tuple(_build_task(t, defaults) for t in data["tasks"]), raw=data,
+    )

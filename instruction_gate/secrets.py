@@ -1,0 +1,61 @@
+"""Keep secrets away from agents, checks and records.
+
+Variables whose names look secret are removed from every child environment; their
+values (and the broker token's) are redacted from everything written to disk.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Mapping
+
+#: Anywhere in the name (API_KEY, GH_TOKEN, DB_PASSWORD, ...).
+SECRET_NAME_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
+                       "PASSPHRASE", "PRIVATE", "COOKIE")
+#: Only as a whole `_`-separated word, so GIT_AUTHOR_NAME stays while NPM_AUTH goes.
+SECRET_NAME_WORDS = ("AUTH", "SESSION", "PAT")
+#: The provider credential a broker adapter may use; it reaches the adapter process only.
+BROKER_TOKEN_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN"
+#: Shorter values are not redacted: they would blank out ordinary words and digits.
+MIN_REDACTED_LENGTH = 6
+REDACTED = "[REDACTED]"
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return (any(marker in upper for marker in SECRET_NAME_MARKERS)
+            or any(word in SECRET_NAME_WORDS for word in upper.split("_")))
+
+
+@dataclass(frozen=True)
+class Environments:
+    """The environments handed to children, and the values to redact from records."""
+
+    agent: dict[str, str]  #: for `agent_env` and the checks: no secret-looking variables
+    adapter: dict[str, str]  #: `agent` plus the broker token, if one is set
+    secret_values: tuple[str, ...] = field(default=())
+
+
+def split_environment(source: Mapping[str, str] | None = None) -> Environments:
+    source = dict(os.environ if source is None else source)
+    clean = {k: v for k, v in source.items() if not looks_secret(k)}
+    secrets = tuple(sorted({v for k, v in source.items()
+                            if looks_secret(k) and len(v) >= MIN_REDACTED_LENGTH},
+                           key=len, reverse=True))
+    adapter = dict(clean)
+    if BROKER_TOKEN_VAR in source:
+        adapter[BROKER_TOKEN_VAR] = source[BROKER_TOKEN_VAR]
+    return Environments(clean, adapter, secrets)
+
+
+@dataclass(frozen=True)
+class Redactor:
+    secret_values: tuple[str, ...] = ()
+
+    def __call__(self, text: str) -> str:
+        # Longest first, so a secret containing another is replaced whole.
+        for value in self.secret_values:
+            if value in text:
+                text = text.replace(value, REDACTED)
+        return text
