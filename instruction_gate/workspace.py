@@ -56,6 +56,9 @@ class Stage:
             git.git("init", "-q", "--bare", "--template=", str(bare), cwd=self.root)
         (self.git_dir / "objects" / "info").mkdir(parents=True, exist_ok=True)
         (self.git_dir / "objects" / "info" / "alternates").write_text(f"{user_objects}\n")
+        # Index-only plumbing (update-index, apply --cached) still insists on a work tree.
+        self.empty_tree_dir = self.root / "empty"
+        self.empty_tree_dir.mkdir()
         self.inputs: dict[tuple[str, str], InputCommit] = {}
         self.suite_index_info = ""
 
@@ -73,9 +76,9 @@ class Stage:
         env = {"GIT_DIR": str(self.git_dir)}
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
-        if work_tree is not None:
-            env["GIT_WORK_TREE"] = str(work_tree)
-        return git.git(*args, cwd=work_tree or self.root, env=env, **kw)
+        work_tree = work_tree or self.empty_tree_dir
+        env["GIT_WORK_TREE"] = str(work_tree)
+        return git.git(*args, cwd=work_tree, env=env, **kw)
 
     def _tree_from(self, start: str, remove: list[str], add: Tree, name: str) -> str:
         index = self.root / f"{name}.index"

@@ -1,0 +1,118 @@
+"""`evaluate` (runner.py): the paired evaluation of base vs candidate instruction files.
+
+Exit 0 when every run was recorded and no candidate run has a hard failure its paired base
+run lacks; 1 when one has (the policy-aware decision is compare's); 2 for configuration
+errors; 3 when no valid pair could be formed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from instruction_gate import __version__, evaluation
+from instruction_gate.adapter import resolve_command
+from instruction_gate.commands import validate
+from instruction_gate.errors import ConfigError, NotEvaluatedError
+from instruction_gate.prepare import blob_text, build_stage, check_all
+from instruction_gate.run_store import RunStore
+from instruction_gate.secrets import Redactor, split_environment
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    validate.add_arguments(parser)
+    parser.add_argument("--out", type=Path, required=True, help="output directory for run records and index.json")
+    parser.add_argument("--validate-only", action="store_true", help="check manifest and static contract, run nothing")
+    parser.add_argument("--adapter", help="adapter command (default: $AGENT_ADAPTER_CMD)")
+    parser.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="passed to the adapter in request.adapter_options (repeatable)")
+    parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
+    parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
+    parser.add_argument("--tasks", nargs="+", metavar="ID", help="evaluate only these task ids")
+    parser.add_argument("--shard", default="1/1", help="K/N: evaluate the K-th of N deterministic task shards")
+    parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
+    parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
+
+
+def _shard(value: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)/(\d+)", value)
+    if not match or not 1 <= int(match[1]) <= int(match[2]):
+        raise ConfigError(f"--shard: expected K/N with 1 <= K <= N, got {value!r}")
+    return int(match[1]), int(match[2])
+
+
+def _options(pairs: list[str]) -> dict[str, str]:
+    bad = [p for p in pairs if "=" not in p]
+    if bad:
+        raise ConfigError(f"--adapter-option: expected KEY=VALUE, got {bad[0]!r}")
+    return dict(p.split("=", 1) for p in pairs)
+
+
+def _terminate_on_sigterm() -> None:
+    """Turn SIGTERM into KeyboardInterrupt so workspaces are removed and children killed."""
+    def handler(signum, frame):
+        raise KeyboardInterrupt
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, handler)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.validate_only:
+        return validate.run(args)
+    command = args.adapter or os.environ.get("AGENT_ADAPTER_CMD")
+    if not command:
+        raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
+    if args.repeats is not None and args.repeats < 1:
+        raise ConfigError("--repeats: must be at least 1")
+    if args.jobs < 1:
+        raise ConfigError("--jobs: must be at least 1")
+    shard, options = _shard(args.shard), _options(args.adapter_option)
+    checked = check_all(args.repo, args.manifest, args.base, args.candidate)
+    manifest, contract = checked.manifest, checked.contract
+    unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
+    if unknown:
+        raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
+    repeats = args.repeats or manifest.repeats
+    specs = evaluation.plan(manifest, repeats, args.tasks, shard)
+    envs = split_environment()
+    header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
+              "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
+              "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
+              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths)}
+    store = RunStore(args.out, header, Redactor(envs.secret_values))
+    if args.resume:
+        kept = store.load_finished()
+        print(f"resume: {kept} finished runs kept", file=sys.stderr)
+    store.write_index()
+    _terminate_on_sigterm()
+    stage, fixture_problems = build_stage(checked, args.temp_dir)
+    try:
+        solutions = {}
+        for task in manifest.tasks:
+            solutions[task.id] = None
+            if task.reference_solution:
+                path = stage.root / "solutions" / f"{task.id}.patch"
+                path.parent.mkdir(exist_ok=True)
+                path.write_text(blob_text(checked.repo, contract, task.reference_solution))
+                solutions[task.id] = path
+        prompts = {t.id: [blob_text(checked.repo, contract, p) for p in t.prompt_files] for t in manifest.tasks}
+        run = evaluation.Evaluation(stage, store, resolve_command(command, Path.cwd()), envs, header, prompts,
+                                    solutions, fixture_problems, options)
+        run.execute(specs, args.jobs)
+    finally:
+        stage.close()
+    mine = {k: v for k, v in store.runs.items() if k[0] in header["tasks"]}
+    pairs = {(t, r) for (t, r, v), rec in mine.items() if rec["valid"] and mine.get((t, r, "candidate" if v == "base" else "base"), {}).get("valid")}
+    if not pairs:
+        raise NotEvaluatedError(f"no valid (base, candidate) pair among {len(mine)} runs; see {args.out}/index.json")
+    regressions = evaluation.candidate_regressions(mine)
+    print(f"{len(mine)} runs recorded in {args.out}; {len(pairs)} valid pairs; "
+          f"{len(regressions)} candidate hard-gate regressions", file=sys.stderr)
+    for line in regressions:
+        print(f"  {line}", file=sys.stderr)
+    return 1 if regressions else 0

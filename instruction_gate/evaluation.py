@@ -1,0 +1,211 @@
+"""The paired evaluation: plan the runs, execute them on worker slots, record each one."""
+
+from __future__ import annotations
+
+import hashlib
+import queue
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from instruction_gate import __version__, adapter, gates, proc
+from instruction_gate.manifest import Manifest, Task
+from instruction_gate.run_store import RunStore
+from instruction_gate.secrets import Environments
+from instruction_gate.workspace import Slot, Stage
+
+CHECK_TAIL_BYTES = 4000
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    task: Task
+    repeat: int
+    variant: str
+    order: int  #: 0 when this variant runs first in its pair
+
+
+def plan(manifest: Manifest, repeats: int, task_ids: list[str] | None, shard: tuple[int, int]) -> list[RunSpec]:
+    """Runs in execution order. Pairs alternate ABBA: even repeats run base first, odd candidate first.
+
+    A shard K/N takes every N-th task (by manifest order) starting at the K-th, so all runs of
+    a task, and so all its pairs, stay in one shard.
+    """
+    tasks = [t for t in manifest.tasks if task_ids is None or t.id in task_ids]
+    k, n = shard
+    tasks = [t for i, t in enumerate(tasks) if i % n == k - 1]
+    specs = []
+    for task in tasks:
+        for repeat in range(repeats):
+            order = ("base", "candidate") if repeat % 2 == 0 else ("candidate", "base")
+            specs += [RunSpec(task, repeat, variant, position) for position, variant in enumerate(order)]
+    return specs
+
+
+@dataclass
+class Evaluation:
+    """Everything a run needs; one instance per evaluation."""
+
+    stage: Stage
+    store: RunStore
+    adapter_argv: list[str]
+    envs: Environments
+    header: dict[str, Any]
+    prompts: dict[str, list[str]]
+    solutions: dict[str, Path | None]
+    fixture_problems: dict[str, str]
+    adapter_options: dict[str, str] = field(default_factory=dict)
+
+    def execute(self, specs: list[RunSpec], jobs: int) -> None:
+        todo = [s for s in specs if not self.store.has(s.task.id, s.repeat, s.variant)]
+        slots: queue.Queue[Slot] = queue.Queue()
+        for number in range(max(1, min(jobs, len(todo) or 1))):
+            slots.put(Slot(self.stage, number))
+        done = len(specs) - len(todo)
+        total = len(specs)
+
+        def work(spec: RunSpec) -> dict[str, Any]:
+            slot = slots.get()
+            try:
+                return self.run_one(slot, spec)
+            finally:
+                slots.put(slot)
+
+        with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
+            futures = [pool.submit(work, spec) for spec in todo]
+            try:
+                for future in futures:
+                    record = future.result()
+                    done += 1
+                    print(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
+            except BaseException:
+                for pending in futures:
+                    pending.cancel()
+                proc.kill_all_live()
+                raise
+
+    def run_one(self, slot: Slot, spec: RunSpec) -> dict[str, Any]:
+        task = spec.task
+        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        base_record = self._skeleton(spec, started_at)
+        if task.id in self.fixture_problems:
+            record = {**base_record, "failure_class": "infrastructure", "failure_reason": self.fixture_problems[task.id]}
+            self.store.write(record, "")
+            return record
+        input_commit = self.stage.inputs[(task.id, spec.variant)]
+        generation = slot.prepare_generation(input_commit)
+        request = self._request(spec, generation)
+        outcome = adapter.invoke(self.adapter_argv, request, self.envs.adapter, generation / task.cwd, task.timeout_seconds)
+        classification = gates.classify(outcome, task.timeout_seconds)
+        captured = slot.capture(input_commit)
+        checks: list[dict[str, Any]] = []
+        patch_applied = True
+        if classification.valid:
+            validation = slot.prepare_validation(captured.tree)
+            patch_applied = validation is not None
+            if validation is not None:
+                checks = [self._check(argv, validation / task.cwd, task.check_timeout_seconds) for argv in task.checks]
+        checks_passed = all(c["exit_code"] == 0 and not c["timed_out"] for c in checks)
+        evidence = gates.evidence_from(outcome, list(captured.edited_files), patch_applied, checks_passed)
+        gate_fields = gates.hard_failures(task, classification, outcome, evidence) if classification.valid else {
+            "hard_failures": ["agent_not_completed"]}
+        result = outcome.result or {}
+        record = {
+            **base_record, **gate_fields, **outcome.provenance(),
+            "input_commit": input_commit.commit,
+            "valid": classification.valid,
+            "resolved": classification.failure_class is None and patch_applied and checks_passed,
+            "failure_class": classification.failure_class, "failure_reason": classification.failure_reason,
+            "edited_files": list(captured.edited_files), "checks": checks,
+            "wall_seconds": outcome.wall_seconds,
+            **{k: _int_or_none(result.get(k)) for k in ("input_tokens", "output_tokens", "cached_input_tokens", "tool_calls")},
+            "provider_cost_usd": _float_or_none(result.get("provider_cost_usd")),
+            "diff_files": len(captured.edited_files), "diff_additions": captured.additions,
+            "diff_deletions": captured.deletions,
+            "instruction_sources": sorted(evidence.instruction_sources),
+            "adapter_exit_code": outcome.exit_code, "adapter_stderr_tail": outcome.stderr_tail,
+            "malformed_event_lines": outcome.malformed_lines, "events": outcome.events,
+        }
+        if isinstance(result.get("instruction_bytes"), dict):
+            record["instruction_bytes"] = result["instruction_bytes"]
+        self.store.write(record, captured.patch)
+        return record
+
+    def _skeleton(self, spec: RunSpec, started_at: str) -> dict[str, Any]:
+        """A record with every field present, as for a run that never started."""
+        prompt = "\n\n".join(self.prompts[spec.task.id])
+        return {
+            "schema_version": 1, "task_id": spec.task.id, "kind": spec.task.kind, "variant": spec.variant,
+            "repeat": spec.repeat, "order": spec.order, "base_sha": self.header["base_sha"],
+            "candidate_sha": self.header["candidate_sha"], "merge_base_sha": self.header["merge_base_sha"],
+            "input_commit": None, "prompt_sha256": hashlib.sha256(prompt.encode()).hexdigest(),
+            "valid": False, "resolved": False, "failure_class": None, "failure_reason": None,
+            "hard_failures": [], "edited_files": [], "forbidden_files": [], "missing_commands": [],
+            "forbidden_commands": [], "missing_events": [], "missing_instruction_sources": [], "checks": [],
+            "wall_seconds": None, "input_tokens": None, "output_tokens": None, "cached_input_tokens": None,
+            "provider_cost_usd": None, "tool_calls": None, "diff_files": 0, "diff_additions": 0,
+            "diff_deletions": 0, "instruction_sources": [], "agent_name": None, "model": None,
+            "model_snapshot": None, "harness_version": None, "adapter_version": None, "container_digest": None,
+            "gate_version": __version__, "adapter_exit_code": None, "adapter_stderr_tail": None,
+            "malformed_event_lines": 0, "events": [], "started_at": started_at, "reused": False,
+        }
+
+    def _request(self, spec: RunSpec, generation: Path) -> dict[str, Any]:
+        task = spec.task
+        agent_env = dict(self.envs.agent)
+        agent_env["PATH"] = adapter.child_path(agent_env)
+        solution = self.solutions.get(task.id)
+        turns = self.prompts[task.id]
+        return {
+            "schema_version": 1, "workspace": str(generation / task.cwd), "repo_root": str(generation),
+            "cwd": task.cwd, "prompt": turns[0], "turns": turns, "task_id": task.id,
+            "variant": spec.variant, "repeat": spec.repeat,
+            "limits": {"timeout_seconds": task.timeout_seconds, "max_tool_calls": task.max_tool_calls,
+                       "max_provider_cost_usd": task.max_provider_cost_usd,
+                       "network": "deny-except-provider-proxy"},
+            "agent_env": agent_env, "reference_solution": str(solution) if solution else None,
+            "adapter_options": self.adapter_options,
+        }
+
+    def _check(self, argv: tuple[str, ...], cwd: Path, timeout: float) -> dict[str, Any]:
+        env = dict(self.envs.agent)
+        env["PATH"] = adapter.child_path(env)
+        result = proc.run(argv, cwd, env=env, timeout=timeout, tail_bytes=CHECK_TAIL_BYTES)
+        stderr = result.stderr if result.start_error is None else result.start_error
+        return {"argv": list(argv), "exit_code": None if result.timed_out else result.exit_code,
+                "timed_out": result.timed_out, "duration_seconds": round(result.duration_seconds, 3),
+                "stdout_tail": result.stdout, "stderr_tail": stderr}
+
+
+def _int_or_none(value: Any) -> int | None:
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _float_or_none(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def progress_line(record: dict[str, Any]) -> str:
+    head = f"{record['task_id']} r{record['repeat']} {record['variant']}"
+    seconds = f" in {record['wall_seconds']:.1f}s" if record.get("wall_seconds") is not None else ""
+    if not record["valid"]:
+        return f"{head}: not evaluated ({record['failure_reason']})"
+    if record["resolved"] and not record["hard_failures"]:
+        return f"{head}: resolved{seconds}"
+    state = "resolved" if record["resolved"] else "not resolved"
+    return f"{head}: {state}{seconds} ({', '.join(record['hard_failures'])})"
+
+
+def candidate_regressions(runs: dict[tuple[str, int, str], dict[str, Any]]) -> list[str]:
+    """Hard failures a candidate run has that its paired base run does not."""
+    found = []
+    for (task_id, repeat, variant), record in sorted(runs.items()):
+        base = runs.get((task_id, repeat, "base"))
+        if variant != "candidate" or not record["valid"] or base is None or not base["valid"]:
+            continue
+        new = sorted(set(record["hard_failures"]) - set(base["hard_failures"]))
+        found += [f"{task_id} r{repeat}: {name}" for name in new]
+    return found

@@ -1,0 +1,55 @@
+"""The evaluation's output directory: run records as runs finish, and the index."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+from instruction_gate.records import RECORD_SCHEMA_VERSION, read_json_record, write_json_atomic, write_text_atomic
+from instruction_gate.secrets import Redactor
+
+
+def run_dir(out: Path, task_id: str, repeat: int, variant: str) -> Path:
+    return out / task_id / f"repeat-{repeat}" / variant
+
+
+class RunStore:
+    """Writes `OUT/<task>/repeat-<n>/<variant>/{run.json,events.jsonl,patch.diff}` and `OUT/index.json`.
+
+    Each run is written atomically the moment it finishes and the index is rewritten after it,
+    so an evaluation killed at any point keeps every finished run.
+    """
+
+    def __init__(self, out: Path, header: dict[str, Any], redact: Redactor):
+        self.out = out
+        self.header = {"schema_version": RECORD_SCHEMA_VERSION, "kind": "instruction-gate/index", **header}
+        self.redact = redact
+        self.runs: dict[tuple[str, int, str], dict[str, Any]] = {}
+        self.lock = threading.Lock()
+
+    def load_finished(self) -> int:
+        """For --resume: adopt run.json files of this same base/candidate pair."""
+        for path in sorted(self.out.glob("*/repeat-*/*/run.json")):
+            record = read_json_record(path)
+            if (record.get("base_sha"), record.get("candidate_sha")) == (self.header["base_sha"], self.header["candidate_sha"]):
+                self.runs[(record["task_id"], record["repeat"], record["variant"])] = record
+        return len(self.runs)
+
+    def has(self, task_id: str, repeat: int, variant: str) -> bool:
+        return (task_id, repeat, variant) in self.runs
+
+    def write(self, record: dict[str, Any], patch: str) -> None:
+        directory = run_dir(self.out, record["task_id"], record["repeat"], record["variant"])
+        events = "".join(json.dumps(e) + "\n" for e in record["events"])
+        write_text_atomic(directory / "events.jsonl", self.redact(events))
+        write_text_atomic(directory / "patch.diff", self.redact(patch))
+        write_text_atomic(directory / "run.json", self.redact(json.dumps(record, indent=2) + "\n"))
+        with self.lock:
+            self.runs[(record["task_id"], record["repeat"], record["variant"])] = json.loads(self.redact(json.dumps(record)))
+            self.write_index()
+
+    def write_index(self) -> None:
+        runs = [{k: v for k, v in r.items() if k != "events"} for _, r in sorted(self.runs.items())]
+        write_json_atomic(self.out / "index.json", {**self.header, "runs": runs})
