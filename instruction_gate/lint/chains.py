@@ -1,0 +1,99 @@
+"""The instruction chain each agent would load per directory, for one revision.
+
+The agents' documented discovery rules live in `instruction_gate.agents.discovery` and work
+on a directory tree, so the revision's instruction files (never anything executable) are
+written into a private temporary directory and discovery runs there.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Iterable
+
+from instruction_gate import globs
+from instruction_gate.agents import discovery
+from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.lint.tree import Tree
+
+#: File names an agent loads by itself, wherever they are.
+AGENT_FILE_NAMES = frozenset({*discovery.CODEX_NAMES, "CLAUDE.md", "CLAUDE.local.md"})
+#: Effectively no cap (1 GiB; also a read size): used to see a chain whole before a cap cuts it.
+_UNCAPPED = 1 << 30
+
+
+@dataclass(frozen=True)
+class Chain:
+    """What one agent loads when started in one directory."""
+
+    agent: str  #: "codex" or "claude"
+    directory: str  #: repository-relative, "" for the root
+    files: tuple[LoadedFile, ...]  #: as loaded, root first; bytes_loaded < size when cut
+    whole: tuple[LoadedFile, ...]  #: the same chain without any cap
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.whole)
+
+
+def instruction_files(tree: Tree, instruction_paths: Iterable[str] = ()) -> list[str]:
+    """Files matching the manifest's instruction paths plus every file an agent loads by name."""
+    files = tree.files()
+    named = [p for p in files if PurePosixPath(p).name in AGENT_FILE_NAMES
+             or p.endswith("/.claude/CLAUDE.md") or p == ".claude/CLAUDE.md"]
+    return sorted(set(named) | set(globs.filter_paths(files, instruction_paths)))
+
+
+def _imports_closure(tree: Tree, paths: list[str]) -> dict[str, bytes]:
+    """Contents of `paths` and of the files their Claude `@imports` reach (within the tree)."""
+    contents: dict[str, bytes] = {}
+    queue = list(paths)
+    while queue:
+        path = queue.pop()
+        if path in contents:
+            continue
+        data = tree.read(path)
+        if data is None:
+            continue
+        contents[path] = data
+        for ref in discovery.claude_imports(data.decode("utf-8", errors="replace")):
+            target = PurePosixPath(path).parent / ref
+            normal = PurePosixPath(*[p for p in target.parts if p != "."]).as_posix()
+            if ".." not in normal.split("/") and normal in tree.files():
+                queue.append(normal)
+    return contents
+
+
+def chains(tree: Tree, files: list[str], directories: Iterable[str],
+           caps: dict[str, int]) -> list[Chain]:
+    """Codex and Claude chains for each directory, cut at `caps[agent]` when given."""
+    contents = _imports_closure(tree, files)
+    out: list[Chain] = []
+    with tempfile.TemporaryDirectory(prefix="ig-lint-") as tmp:
+        root = Path(tmp)
+        for path, data in contents.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+        for directory in sorted(set(directories)):
+            (root / directory).mkdir(parents=True, exist_ok=True)
+            whole = tuple(discovery.codex_chain(root, directory, budget=_UNCAPPED))
+            cut = tuple(discovery.codex_chain(root, directory, budget=caps.get("codex", _UNCAPPED)))
+            out.append(Chain("codex", directory, cut, whole))
+            claude = tuple(discovery.claude_sources(root, directory))
+            out.append(Chain("claude", directory, _cap(claude, caps.get("claude")), claude))
+    return out
+
+
+def _cap(files: tuple[LoadedFile, ...], cap: int | None) -> tuple[LoadedFile, ...]:
+    """Apply a whole-chain byte budget the way Codex does (cut the crossing file, drop later ones)."""
+    if cap is None:
+        return files
+    out, remaining = [], cap
+    for loaded in files:
+        if remaining <= 0:
+            break
+        taken = min(loaded.size, remaining)
+        out.append(LoadedFile(loaded.path, loaded.size, taken, truncated=taken < loaded.size))
+        remaining -= taken
+    return tuple(out)

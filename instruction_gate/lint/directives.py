@@ -1,0 +1,68 @@
+"""Always/never directives in prose, normalized so opposite rules about one action meet."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from instruction_gate.lint import markdown
+
+_NEGATIVE = r"never|must not|mustn't|do not|don't|should not|shouldn't|avoid|not allowed to"
+_POSITIVE = r"always|must|make sure to|be sure to|should|be required to"
+_DIRECTIVE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\s+(?P<action>.+?)(?=[.;!?](?:\s|$)|$)",
+                        re.IGNORECASE)
+_WORD = re.compile(r"[\w\-./@:+]+")
+_STOP = frozenset("a an the to you your please all any every just also ever use of for".split())
+#: Two actions with at least this token overlap (Jaccard) count as the same action.
+SAME_ACTION = 0.8
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One always/never statement."""
+
+    positive: bool  #: always/must (True) or never/must not (False)
+    action: tuple[str, ...]  #: normalized tokens of what is required or forbidden
+    raw_action: str  #: the action as written
+    line: int
+    column: int  #: 0-based column of the marker word
+    start: int  #: character offset of the marker in the text
+    end: int  #: offset where the action ends
+
+
+def _stem(word: str) -> str:
+    if word.endswith("ing") and len(word) > 5:
+        word = word[:-3]
+        if len(word) > 2 and word[-1] == word[-2]:
+            word = word[:-1]
+    return word
+
+
+def normalize(action: str) -> tuple[str, ...]:
+    words = (w.strip(".-").lower() for w in _WORD.findall(action.replace("`", " ").replace("*", " ")))
+    return tuple(_stem(w) for w in words if w and w not in _STOP)
+
+
+def directives(text: str) -> list[Directive]:
+    found = []
+    for line in markdown.lines(text):
+        if line.in_code:
+            continue
+        for match in _DIRECTIVE.finditer(line.text):
+            action = normalize(match.group("action"))
+            if action:
+                found.append(Directive(match.group("pos") is not None, action, match.group("action").strip(),
+                                       line.number, match.start(), line.start + match.start(),
+                                       line.start + match.end()))
+    return found
+
+
+def same_action(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    if a == b:
+        return True
+    union = set(a) | set(b)
+    return len(union) > 0 and len(set(a) & set(b)) / len(union) >= SAME_ACTION
+
+
+def contradicts(a: Directive, b: Directive) -> bool:
+    return a.positive != b.positive and same_action(a.action, b.action)

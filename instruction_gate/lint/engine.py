@@ -1,0 +1,82 @@
+"""Run every rule family over a revision, and judge candidate findings against the base."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from posixpath import dirname
+from typing import Callable, Iterable, Iterator
+
+from instruction_gate.lint import budget, contradictions, hidden, hosts, links, secrets, stale
+from instruction_gate.lint.chains import chains, instruction_files
+from instruction_gate.lint.context import LintContext
+from instruction_gate.lint.model import Finding, Judged
+from instruction_gate.lint.policy import LintPolicy
+from instruction_gate.lint.tree import Tree
+
+#: Every rule family, in report order.
+CHECKS: tuple[Callable[[LintContext], Iterable[Finding]], ...] = (
+    stale.check, links.check, budget.check_caps, budget.check_overrides, contradictions.check,
+    secrets.check, hidden.check_hidden, hidden.check_unicode, hosts.check)
+
+
+def context(tree: Tree, policy: LintPolicy, instruction_paths: Iterable[str] = (),
+            extra_directories: Iterable[str] = ()) -> LintContext:
+    """Read a revision's instruction files and the chains agents would load from them."""
+    files = instruction_files(tree, instruction_paths)
+    texts = {p: data.decode("utf-8", errors="replace") for p in files if (data := tree.read(p)) is not None}
+    directories = {"", *(dirname(p) for p in texts), *extra_directories}
+    return LintContext(tree, texts, chains(tree, sorted(texts), directories, policy.byte_caps), policy)
+
+
+def lint(ctx: LintContext) -> list[Finding]:
+    found = [finding for check in CHECKS for finding in check(ctx)]
+    return sorted(found, key=lambda f: (f.path, f.line, f.rule_id, f.column))
+
+
+def judge(candidate: list[Finding], base: list[Finding] | None, policy: LintPolicy) -> list[Judged]:
+    """Mark candidate findings the base does not have. Without a base everything is new.
+
+    Matching counts fingerprints, so a second copy of a finding the base already has is new.
+    """
+    remaining = Counter(f.fingerprint for f in base) if base is not None else Counter()
+    out = []
+    for finding in candidate:
+        known = remaining[finding.fingerprint] > 0
+        remaining[finding.fingerprint] -= known
+        out.append(Judged(finding, new=not known, blocking=finding.rule_id in policy.blocking_rules))
+    return out
+
+
+def resolved(candidate: list[Finding], base: list[Finding]) -> Iterator[Finding]:
+    """Base findings the candidate no longer has."""
+    remaining = Counter(f.fingerprint for f in candidate)
+    for finding in base:
+        if remaining[finding.fingerprint] > 0:
+            remaining[finding.fingerprint] -= 1
+        else:
+            yield finding
+
+
+@dataclass(frozen=True)
+class LintResult:
+    """Everything a reporter needs."""
+
+    judged: list[Judged]
+    resolved: list[Finding]
+    base_label: str | None
+    candidate_label: str
+
+    @property
+    def failed(self) -> bool:
+        return any(j.fails_gate for j in self.judged)
+
+
+def lint_revisions(candidate: Tree, base: Tree | None, policy: LintPolicy,
+                   instruction_paths: Iterable[str] = (), extra_directories: Iterable[str] = ()) -> LintResult:
+    paths, extra = tuple(instruction_paths), tuple(extra_directories)
+    candidate_findings = lint(context(candidate, policy, paths, extra))
+    base_findings = lint(context(base, policy, paths, extra)) if base is not None else None
+    return LintResult(judge(candidate_findings, base_findings, policy),
+                      list(resolved(candidate_findings, base_findings or [])),
+                      base.label if base is not None else None, candidate.label)

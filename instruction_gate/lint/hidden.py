@@ -1,0 +1,75 @@
+"""IG008 text hidden from rendered views, and IG009 invisible or bidirectional characters.
+
+A reviewer reads the rendered Markdown; the agent reads the raw bytes. Anything only the
+agent can see is a place to smuggle instructions past review.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterator
+
+from instruction_gate.lint import markdown
+from instruction_gate.lint.context import LintContext
+from instruction_gate.lint.model import Finding
+
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+_HIDDEN_ELEMENT = re.compile(r"<[a-zA-Z][^>]*(?:\shidden(?:[\s=>/])|display\s*:\s*none|visibility\s*:\s*hidden"
+                             r"|font-size\s*:\s*0)[^>]*>", re.IGNORECASE)
+_COMMENT_LINK = re.compile(r"^ {0,3}\[(?://|comment|_)\]:\s*(?:#|<>)\s*(.*)$", re.IGNORECASE)
+
+#: Bidirectional controls (Trojan Source) and characters that render as nothing.
+_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
+_INVISIBLE = {0x00AD, 0x034F, 0x180E, 0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064,
+              0xFEFF, 0x115F, 0x1160, 0x3164, 0xFFA0}
+_TAGS = range(0xE0000, 0xE0080)  # Unicode tag characters can spell whole hidden sentences
+
+
+def _kind(code: int) -> str | None:
+    if code in _BIDI:
+        return "bidirectional control"
+    if code in _INVISIBLE or 0xFE00 <= code <= 0xFE0F:
+        return "invisible character"
+    if code in _TAGS:
+        return "Unicode tag character"
+    return None
+
+
+def check_hidden(ctx: LintContext) -> Iterator[Finding]:
+    for source, text in sorted(ctx.texts.items()):
+        code_lines = {ln.number for ln in markdown.lines(text) if ln.in_code}
+        for match in _COMMENT.finditer(text):
+            number = markdown.line_of(text, match.start())
+            if number in code_lines or match.group(0).startswith("<!--") and not match.group(0)[4:-3].strip():
+                continue
+            snippet = " ".join(match.group(0)[4:].removesuffix("-->").split())[:60]
+            yield Finding("IG008", source, number,
+                          f"HTML comment hidden from the rendered file but read by the agent: \"{snippet}\".",
+                          f"comment:{snippet}")
+        for line in markdown.lines(text):
+            if line.in_code:
+                continue
+            for pattern, what in ((_HIDDEN_ELEMENT, "hidden HTML element"), (_COMMENT_LINK, "comment-style link")):
+                match = pattern.search(line.text)
+                if match:
+                    yield Finding("IG008", source, line.number,
+                                  f"{what.capitalize()} hides text from the rendered file but not from the agent.",
+                                  f"{what}:{line.text.strip()[:80]}", match.start() + 1)
+
+
+def check_unicode(ctx: LintContext) -> Iterator[Finding]:
+    for source, text in sorted(ctx.texts.items()):
+        for line in markdown.lines(text):
+            if line.number == 1 and line.text.startswith("\ufeff"):
+                line_text = " " + line.text[1:]  # a leading byte-order mark is harmless
+            else:
+                line_text = line.text
+            found = [(i, ch) for i, ch in enumerate(line_text) if _kind(ord(ch))]
+            if not found:
+                continue
+            column, char = found[0]
+            names = sorted({f"U+{ord(c):04X} {unicodedata.name(c, _kind(ord(c)))}" for _, c in found})
+            yield Finding("IG009", source, line.number,
+                          f"{len(found)} {_kind(ord(char))}(s) that reviewers cannot see: {', '.join(names[:4])}.",
+                          f"unicode:{line.text.strip()}", column + 1)

@@ -1,0 +1,151 @@
+"""A small line-oriented Markdown reader: enough structure for lint rules and mutations.
+
+Offsets are character offsets into the decoded text; lines are 1-based. Fenced code is
+tracked so prose rules skip it while command rules can still read it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:\s+|$)")
+_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
+_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(])")
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int  #: 1-based
+    start: int  #: offset of the first character
+    text: str  #: without the line break
+    in_code: bool  #: inside a fenced block (fence lines included)
+
+
+@dataclass(frozen=True)
+class Block:
+    """A heading, list item, paragraph or fenced code block."""
+
+    kind: str  #: "heading", "item", "paragraph" or "code"
+    start: int
+    end: int  #: exclusive; includes the final line break
+    line: int  #: line number of the first line
+    level: int = 0  #: heading level (1-6) or item indentation
+
+
+@dataclass(frozen=True)
+class Section:
+    """A heading and everything up to the next heading of the same or a higher level."""
+
+    title: str
+    level: int
+    start: int
+    end: int
+    line: int
+
+
+@lru_cache(maxsize=64)
+def lines(text: str) -> tuple[Line, ...]:
+    out: list[Line] = []
+    offset, fence = 0, ""
+    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+        body = raw.rstrip("\r\n")
+        match = _FENCE.match(body)
+        if fence:
+            out.append(Line(number, offset, body, True))
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                    and not body.strip().strip(fence[0]):
+                fence = ""
+        else:
+            if match:
+                fence = match.group(1)
+            out.append(Line(number, offset, body, bool(match)))
+        offset += len(raw)
+    return tuple(out)
+
+
+def line_of(text: str, offset: int) -> int:
+    """1-based line number of a character offset."""
+    return text.count("\n", 0, offset) + 1
+
+
+def code_spans(line_text: str) -> list[tuple[int, str]]:
+    """Inline code spans as (0-based column, content)."""
+    return [(m.start(2), m.group(2).strip()) for m in _CODE_SPAN.finditer(line_text)]
+
+
+def without_code_spans(line_text: str) -> str:
+    """The line with code spans blanked out (same length, so columns stay valid)."""
+    return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line_text)
+
+
+def links(line_text: str) -> list[tuple[int, str]]:
+    """Link and image targets, plus reference definitions, as (0-based column, target)."""
+    prose = without_code_spans(line_text)
+    found = [(m.start(1), m.group(1)) for m in _LINK.finditer(prose)]
+    definition = _REFERENCE_DEFINITION.match(prose)
+    if definition:
+        found.append((definition.start(1), definition.group(1)))
+    return found
+
+
+def blocks(text: str) -> list[Block]:
+    """Top-level structure; nested list items are blocks of their own."""
+    out: list[Block] = []
+    current: list = []  # [kind, start, line, level]
+
+    def close(end: int) -> None:
+        if current:
+            out.append(Block(current[0], current[1], end, current[2], current[3]))
+            current.clear()
+
+    all_lines = lines(text)
+    for line in all_lines:
+        end_with_break = all_lines[line.number].start if line.number < len(all_lines) else len(text)
+        if line.in_code:
+            if not current or current[0] != "code":
+                close(line.start)
+                current[:] = ["code", line.start, line.number, 0]
+            continue
+        if current and current[0] == "code":
+            close(line.start)
+        if not line.text.strip():
+            close(line.start)
+            continue
+        heading = _HEADING.match(line.text)
+        item = _ITEM.match(line.text)
+        if heading:
+            close(line.start)
+            out.append(Block("heading", line.start, end_with_break, line.number, len(heading.group(1))))
+        elif item:
+            close(line.start)
+            current[:] = ["item", line.start, line.number, len(item.group(1))]
+        elif not current:
+            current[:] = ["paragraph", line.start, line.number, 0]
+    close(len(text))
+    return out
+
+
+def sections(text: str) -> list[Section]:
+    heads = [b for b in blocks(text) if b.kind == "heading"]
+    out = []
+    for index, head in enumerate(heads):
+        end = next((h.start for h in heads[index + 1:] if h.level <= head.level), len(text))
+        title = text[head.start:head.end].strip().lstrip("#").strip()
+        out.append(Section(title, head.level, head.start, end, head.line))
+    return out
+
+
+def sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Sentence spans (offsets) inside a paragraph; each span keeps its trailing space."""
+    spans, cursor = [], start
+    for match in _SENTENCE_END.finditer(text, start, end):
+        spans.append((cursor, match.end()))
+        cursor = match.end()
+    spans.append((cursor, end))
+    return [(a, b) for a, b in spans if text[a:b].strip()]

@@ -1,0 +1,174 @@
+"""Commands and paths an instruction file references in code spans and fenced blocks."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from typing import Iterator
+
+from instruction_gate.lint import markdown
+
+_SEPARATORS = re.compile(r"\s*(?:&&|\|\||;|\|)\s*")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_PATHLIKE = re.compile(r"^(?:\.{1,2}/)*[\w@+\-.]+(?:/[\w@+\-.]+)*/?$")
+_EXTENSION = re.compile(r"\.(py|sh|bash|zsh|js|mjs|cjs|ts|tsx|jsx|json|toml|ya?ml|ini|cfg|md|rst|txt|mk|"
+                        r"lock|sql|rb|go|rs|java|kt|c|h|cpp|hpp|ps1|bat|patch|csv|html|css)$")
+#: Wrappers that run the rest of the line as a command.
+_PREFIXES = {("sudo",), ("env",), ("uv", "run"), ("poetry", "run"), ("pipenv", "run"), ("pdm", "run")}
+_INTERPRETERS = {"python", "python3", "bash", "sh", "zsh", "node", "ruby", "perl", "source", "."}
+_NODE_RUNNERS = {"npm", "yarn", "pnpm", "bun"}
+#: Shorthands that run a package.json script of the same name.
+_NODE_SHORTHANDS = {"test": "test", "t": "test"}
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One referenced command target or path."""
+
+    kind: str  #: "make", "npm", "tox", "nox" or "path"
+    name: str  #: target, script, environment, session, or the path as written
+    line: int  #: 1-based
+    column: int  #: 0-based character column of `name` in the line
+    option: str | None = None  #: make's -C directory
+
+
+def looks_like_path(token: str) -> bool:
+    if not _PATHLIKE.match(token) or token.startswith(("-", "@")) or token in (".", ".."):
+        return False
+    return "/" in token.strip("/") or bool(_EXTENSION.search(token)) or token.endswith("/")
+
+
+def snippets(text: str) -> Iterator[tuple[int, int, str]]:
+    """(line number, column, code) for each code span and each line of fenced code."""
+    for line in markdown.lines(text):
+        if line.in_code:
+            if not line.text.lstrip().startswith(("```", "~~~", "#")):
+                body = line.text.lstrip()
+                column = len(line.text) - len(body)
+                if body.startswith("$ "):
+                    body, column = body[2:], column + 2
+                yield line.number, column, body
+        else:
+            for column, code in markdown.code_spans(line.text):
+                yield line.number, column, code
+
+
+def _tokens(command: str) -> list[str]:
+    try:
+        return shlex.split(command, comments=True)
+    except ValueError:
+        return command.split()
+
+
+def _strip_prefixes(argv: list[str]) -> list[str]:
+    changed = True
+    while changed and argv:
+        changed = False
+        while argv and _ASSIGNMENT.match(argv[0]):
+            argv, changed = argv[1:], True
+        for prefix in _PREFIXES:
+            if tuple(argv[:len(prefix)]) == prefix:
+                argv, changed = argv[len(prefix):], True
+    return argv
+
+
+def _option_values(argv: list[str], short: str, long: str) -> list[str]:
+    """Values of `-e X`, `-eX`, `--env X`, `--env=X` (comma-separated values split)."""
+    values = []
+    for index, arg in enumerate(argv):
+        if arg in (short, long) and index + 1 < len(argv):
+            values.append(argv[index + 1])
+        elif arg.startswith(long + "="):
+            values.append(arg.split("=", 1)[1])
+        elif arg.startswith(short) and len(arg) > len(short) and not arg.startswith("--"):
+            values.append(arg[len(short):])
+    return [v for value in values for v in value.split(",") if v]
+
+
+def _make(argv: list[str]) -> Iterator[tuple[str, str, str | None]]:
+    directory, skip_next = None, False
+    for index, arg in enumerate(argv[1:], start=1):
+        if skip_next:
+            skip_next = False
+            if argv[index - 1] == "-C":
+                directory = arg
+            continue
+        if arg in ("-C", "-f", "-j", "-l", "-o", "-W", "-I", "--file", "--directory"):
+            skip_next = True
+        elif arg.startswith("--directory="):
+            directory = arg.split("=", 1)[1]
+        elif arg.startswith("-C") and len(arg) > 2:
+            directory = arg[2:]
+        elif not arg.startswith("-") and not _ASSIGNMENT.match(arg):
+            yield "make", arg, directory
+
+
+def _commands(argv: list[str]) -> Iterator[tuple[str, str, str | None]]:
+    """(kind, name, option) for every checkable reference of one simple command."""
+    argv = _strip_prefixes(argv)
+    if not argv:
+        return
+    head, rest = argv[0], argv[1:]
+    if head in ("make", "gmake"):
+        # With a custom makefile (-f) targets cannot be checked against the default one.
+        if "-f" not in argv and not any(a.startswith("--file") for a in argv):
+            yield from _make(argv)
+    elif head in _NODE_RUNNERS and rest:
+        if rest[0] in ("run", "run-script") and len(rest) > 1 and not rest[1].startswith("-"):
+            yield "npm", rest[1], None
+        elif rest[0] in _NODE_SHORTHANDS and head != "bun":
+            yield "npm", _NODE_SHORTHANDS[rest[0]], None
+    elif head == "tox":
+        for env in _option_values(rest, "-e", "--env"):
+            if env.upper() != "ALL":
+                yield "tox", env, None
+    elif head == "nox":
+        for index, arg in enumerate(rest):
+            if arg in ("-s", "-e", "--session", "--sessions"):
+                for value in rest[index + 1:]:
+                    if value.startswith("-"):
+                        break
+                    yield "nox", value, None
+    elif head in _INTERPRETERS or head in ("pytest", "py.test"):
+        yield from _interpreter(head, rest)
+    elif "/" in head and looks_like_path(head):
+        yield "path", head, None
+
+
+def _interpreter(head: str, rest: list[str]) -> Iterator[tuple[str, str, str | None]]:
+    if head.startswith("python") and rest[:2] == ["-m", "pytest"]:
+        head, rest = "pytest", rest[2:]
+    if head in ("pytest", "py.test"):
+        for arg in rest:
+            path = arg.split("::", 1)[0]
+            if not arg.startswith("-") and looks_like_path(path):
+                yield "path", path, None
+        return
+    if rest and rest[0] in ("-m", "-c", "-e"):
+        return
+    positional = next((a for a in rest if not a.startswith("-")), None)
+    if positional and looks_like_path(positional):
+        yield "path", positional, None
+
+
+def _column(snippet: str, name: str, after: int) -> int:
+    match = re.compile(rf"(?<![\w\-./]){re.escape(name)}(?![\w\-])").search(snippet, after)
+    return match.start() if match else max(snippet.find(name), 0)
+
+
+def references(text: str) -> list[Reference]:
+    """Every command target and path referenced in code, in file order."""
+    found: list[Reference] = []
+    for number, column, snippet in snippets(text):
+        if looks_like_path(snippet):
+            found.append(Reference("path", snippet, number, column))
+            continue
+        cursor = 0
+        for command in _SEPARATORS.split(snippet):
+            start = snippet.find(command, cursor)
+            cursor = start + len(command) if start >= 0 else cursor
+            for kind, name, option in _commands(_tokens(command)):
+                offset = _column(snippet, name, max(start, 0))
+                found.append(Reference(kind, name, number, column + offset, option))
+    return found

@@ -1,0 +1,57 @@
+"""Lint results for people: a Markdown summary section and GitHub workflow annotations."""
+
+from __future__ import annotations
+
+from instruction_gate.lint.engine import LintResult
+from instruction_gate.lint.model import RULES, Judged
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _status(judged: Judged) -> str:
+    if not judged.new:
+        return "already in base"
+    return "**new, blocking**" if judged.blocking else "new"
+
+
+def markdown(result: LintResult) -> str:
+    new = [j for j in result.judged if j.new]
+    blocking = [j for j in new if j.blocking]
+    old = [j for j in result.judged if not j.new]
+    verdict = "fails" if result.failed else "passes"
+    compared = f"{result.candidate_label} against {result.base_label}" if result.base_label else result.candidate_label
+    lines = ["## Instruction lint", "",
+             f"Lint {verdict}: {len(new)} new finding(s), {len(blocking)} blocking; "
+             f"{len(old)} already in the base; {len(result.resolved)} resolved ({compared}).", ""]
+    if result.judged:
+        lines += ["| status | rule | where | finding |", "|---|---|---|---|"]
+        for j in sorted(result.judged, key=lambda j: (not j.fails_gate, not j.new, j.finding.path, j.finding.line)):
+            f = j.finding
+            lines.append(f"| {_status(j)} | {f.rule_id} {RULES[f.rule_id].name} | `{f.path}:{f.line}` | "
+                         f"{_cell(f.message)} |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotations(result: LintResult) -> list[str]:
+    """`::error`/`::warning` workflow commands for new findings, on their exact file and line."""
+    out = []
+    for j in result.judged:
+        if not j.new:
+            continue
+        f = j.finding
+        level = "error" if j.blocking else "warning"
+        title = f"{f.rule_id} {RULES[f.rule_id].name}"
+        out.append(f"::{level} file={_escape_property(f.path)},line={f.line},col={f.column},"
+                   f"title={_escape_property(title)}::{_escape_data(f.message)}")
+    return out

@@ -1,0 +1,93 @@
+"""IG001 unknown commands and IG002 missing scripts and files referenced in code."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Callable, Iterator
+
+from instruction_gate.lint import projects
+from instruction_gate.lint.context import LintContext
+from instruction_gate.lint.model import Finding
+from instruction_gate.lint.references import Reference, references
+
+
+def _nearest(ctx: LintContext, source: str, names: tuple[str, ...]) -> str | None:
+    for directory in ctx.ancestors(source):
+        for name in names:
+            candidate = posixpath.join(directory, name)
+            if ctx.tree.read(candidate) is not None:
+                return candidate
+    return None
+
+
+def _text(ctx: LintContext, path: str) -> str:
+    return (ctx.tree.read(path) or b"").decode("utf-8", errors="replace")
+
+
+def _lookup(ctx: LintContext, ref: Reference, source: str
+            ) -> tuple[str | None, frozenset[str] | None, Callable[[str, frozenset[str]], bool]]:
+    """(config file, defined names or None when unknowable, membership test) for a reference."""
+    member = lambda name, known: name in known  # noqa: E731
+    if ref.kind == "make":
+        if ref.option is not None:
+            directory = ctx.resolve(source, ref.option)
+            names = [posixpath.join(directory, n) for n in projects.MAKEFILE_NAMES] if directory is not None else []
+            config = next((n for n in names if ctx.tree.read(n) is not None), None)
+        else:
+            config = _nearest(ctx, source, projects.MAKEFILE_NAMES)
+        return config, projects.make_targets(_text(ctx, config)) if config else None, member
+    if ref.kind == "npm":
+        config = _nearest(ctx, source, ("package.json",))
+        return config, projects.npm_scripts(_text(ctx, config)) if config else None, member
+    if ref.kind == "tox":
+        config = _nearest(ctx, source, ("tox.ini", "tox.toml"))
+        if config is None:
+            pyproject = _nearest(ctx, source, ("pyproject.toml",))
+            if pyproject and "[tool.tox" in _text(ctx, pyproject):
+                config = pyproject
+        known = projects.tox_envs(_text(ctx, config), toml=not config.endswith(".ini")) if config else None
+        return config, known, projects.tox_env_exists
+    config = _nearest(ctx, source, ("noxfile.py",))
+    return config, projects.nox_sessions(_text(ctx, config)) if config else None, projects.nox_session_exists
+
+
+_RUNNER_FILES = {"make": "Makefile", "npm": "package.json", "tox": "tox configuration", "nox": "noxfile.py"}
+_WHAT = {"make": "make target", "npm": "package.json script", "tox": "tox environment", "nox": "nox session"}
+
+
+def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
+    config, known, member = _lookup(ctx, ref, source)
+    if config is None:
+        reason = f"no {_RUNNER_FILES[ref.kind]} found for `{ref.name}`"
+    elif known is None or member(ref.name, known):
+        return None  # defined, or generated in ways a static reader cannot follow
+    else:
+        reason = f"{config} defines no {_WHAT[ref.kind]} `{ref.name}`"
+    return Finding("IG001", source, ref.line, f"Unknown {_WHAT[ref.kind]}: {reason}.",
+                   f"{ref.kind}:{ref.option or ''}:{ref.name}", ref.column + 1)
+
+
+def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
+    if "/" not in ref.name.strip("/"):
+        if ref.name.rstrip("/") in ctx.basenames or ref.name.rstrip("/") in ctx.dirs:
+            return None  # a bare name found anywhere counts: prose often names files loosely
+    relative = ctx.resolve(source, ref.name)
+    from_root = ctx.resolve("", ref.name)
+    if relative is None and from_root is None:
+        return None  # outside the repository: not ours to check
+    if any(p is not None and ctx.exists(p) for p in (relative, from_root)):
+        return None
+    return Finding("IG002", source, ref.line,
+                   f"Referenced path `{ref.name}` does not exist (looked in "
+                   f"{posixpath.dirname(source) or 'the repository root'} and the root).",
+                   f"path:{ref.name}", ref.column + 1)
+
+
+def check(ctx: LintContext) -> Iterator[Finding]:
+    for source, text in sorted(ctx.texts.items()):
+        seen = set()
+        for ref in references(text):
+            finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
+            if finding is not None and (finding.key, finding.line) not in seen:
+                seen.add((finding.key, finding.line))
+                yield finding

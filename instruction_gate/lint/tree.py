@@ -1,0 +1,95 @@
+"""Read-only views of one revision: a commit's git objects or a working directory.
+
+A commit is never checked out: paths come from `git ls-tree`, contents from `git cat-file`.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import Protocol
+
+from instruction_gate import git
+from instruction_gate.errors import ConfigError
+
+#: Directories never walked in working-directory mode (large, generated or private).
+_SKIPPED_DIRS = {".git", ".venv", "node_modules", "__pycache__", ".tox", ".nox"}
+
+
+class Tree(Protocol):
+    """One revision of a repository, read-only."""
+
+    label: str  #: shown in reports, e.g. "base 1a2b3c4" or "working directory"
+
+    def files(self) -> frozenset[str]:
+        """Every file path (regular files and symlinks), repository-relative POSIX."""
+
+    def read(self, path: str) -> bytes | None:
+        """A regular file's bytes, or None when absent or not a regular file."""
+
+
+def directories(files: frozenset[str]) -> frozenset[str]:
+    """Every directory holding a file ("" is the root)."""
+    out = {""}
+    for path in files:
+        out.update(str(p) for p in PurePosixPath(path).parents if str(p) != ".")
+    return frozenset(out)
+
+
+class GitTree:
+    """A commit read straight from the object database."""
+
+    def __init__(self, repo: Path, revision: str, label: str):
+        self.repo, self.label = repo, label
+        resolved = git.git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=repo, check=False)
+        if not resolved.ok:
+            raise ConfigError(f"{label}: {revision!r} is not a commit in {repo}")
+        self.sha = resolved.stdout.strip()
+        self._cache: dict[str, bytes | None] = {}
+
+    @cached_property
+    def _entries(self) -> dict[str, str]:
+        listing = git.out("ls-tree", "-r", "-z", "--full-tree", self.sha, cwd=self.repo)
+        entries = {}
+        for item in git.split_z(listing):
+            meta, path = item.split("\t", 1)
+            entries[path] = meta.split()[0]
+        return entries
+
+    def files(self) -> frozenset[str]:
+        return frozenset(self._entries)
+
+    def read(self, path: str) -> bytes | None:
+        if path not in self._cache:
+            regular = self._entries.get(path) in ("100644", "100755")
+            self._cache[path] = (git.out("cat-file", "blob", f"{self.sha}:{path}", cwd=self.repo).encode()
+                                 if regular else None)
+        return self._cache[path]
+
+
+class DirTree:
+    """A working directory on disk (local use before committing)."""
+
+    def __init__(self, root: Path, label: str = "working directory"):
+        if not root.is_dir():
+            raise ConfigError(f"{root}: not a directory")
+        self.root, self.label = root.resolve(), label
+
+    @cached_property
+    def _files(self) -> frozenset[str]:
+        found = set()
+        for current, dirnames, filenames in os.walk(self.root):
+            dirnames[:] = [d for d in dirnames if d not in _SKIPPED_DIRS]
+            base = Path(current).relative_to(self.root)
+            found.update((base / name).as_posix() for name in filenames)
+        return frozenset(found)
+
+    def files(self) -> frozenset[str]:
+        return self._files
+
+    def read(self, path: str) -> bytes | None:
+        target = self.root / path
+        if target.is_symlink() or not target.is_file():
+            return None
+        return target.read_bytes()
