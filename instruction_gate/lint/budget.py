@@ -17,27 +17,27 @@ def _line_at_byte(text: str, byte_offset: int) -> int:
 
 
 def check_caps(ctx: LintContext) -> Iterator[Finding]:
-    seen: set[tuple[str, str]] = set()
+    """One finding per file where a cut starts, naming every directory whose chain it cuts."""
+    cuts: dict[tuple[str, str], dict] = {}
     for chain in ctx.chains:
         cap = ctx.policy.byte_caps.get(chain.agent)
         if cap is None or chain.total_bytes <= cap:
             continue
         loaded = {f.path: f.bytes_loaded for f in chain.files}
         cut = [f for f in chain.whole if loaded.get(f.path, 0) < f.size]
-        first = cut[0]
-        if (chain.agent, first.path) in seen:
-            continue  # deeper directories repeat the same cut: report it once, where it starts
-        seen.add((chain.agent, first.path))
-        kept = loaded.get(first.path, 0)
-        text = ctx.texts.get(first.path) or (ctx.tree.read(first.path) or b"").decode("utf-8", "replace")
-        line = _line_at_byte(text, kept) if text else 1
-        lost = sum(f.size - loaded.get(f.path, 0) for f in cut)
-        dropped = [f.path for f in cut[1:]]
-        where = f"`{chain.directory or '.'}`"
-        message = (f"{chain.agent} loads {chain.total_bytes} bytes of instructions in {where}, over its "
-                   f"{cap}-byte cap: {first.path} is cut from line {line} ({lost} bytes never reach the agent"
-                   + (f"; also dropped: {', '.join(dropped)}" if dropped else "") + ").")
-        yield Finding("IG004", first.path, line, message, f"cap:{chain.agent}:{first.path}")
+        entry = cuts.setdefault((chain.agent, cut[0].path), {
+            "cap": cap, "kept": loaded.get(cut[0].path, 0), "dirs": [], "dropped": [], "lost": 0})
+        entry["dirs"].append(f"`{chain.directory or '.'}`")
+        entry["dropped"] += [f.path for f in cut[1:] if f.path not in entry["dropped"]]
+        entry["lost"] = max(entry["lost"], sum(f.size - loaded.get(f.path, 0) for f in cut))
+    for (agent, path), entry in sorted(cuts.items()):
+        text = ctx.texts.get(path) or (ctx.tree.read(path) or b"").decode("utf-8", "replace")
+        line = _line_at_byte(text, entry["kept"])
+        dropped = f"; dropped whole: {', '.join(entry['dropped'])}" if entry["dropped"] else ""
+        yield Finding("IG004", path, line,
+                      f"{agent} stops reading at its {entry['cap']}-byte cap: {path} is cut from line {line} "
+                      f"in {', '.join(entry['dirs'])} (up to {entry['lost']} bytes never reach the agent{dropped}).",
+                      f"cap:{agent}:{path}")
 
 
 def check_overrides(ctx: LintContext) -> Iterator[Finding]:
