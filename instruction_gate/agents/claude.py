@@ -1,0 +1,64 @@
+"""The Claude Code adapter: `claude -p --output-format stream-json --verbose`, continued with
+`--resume`. The prompt goes on stdin, so no prompt text is ever mistaken for a flag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from instruction_gate.agents.claude_stream import ClaudeStream
+from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.discovery import LoadedFile, claude_sources
+from instruction_gate.agents.options import OptionSpec, Options
+from instruction_gate.agents.protocol import AdapterRequest
+
+OPTIONS = (
+    OptionSpec("binary", "Claude Code executable (default: claude on the agent's PATH)"),
+    OptionSpec("model", "model passed as --model"),
+    OptionSpec("max_turns", "agentic turns per prompt, passed as --max-turns"),
+    OptionSpec("permission_mode", "passed as --permission-mode (default acceptEdits)"),
+    OptionSpec("allowed_tools", "comma-separated --allowedTools (default: Bash and the file tools)"),
+    OptionSpec("extra_args", "more arguments for `claude`, split like a shell would"),
+    OptionSpec("timeout_seconds", "the adapter's own limit, if below the runner's"),
+)
+PERMISSION_MODES = ("default", "acceptEdits", "bypassPermissions", "plan", "dontAsk")
+DEFAULT_TOOLS = ("Bash", "Read", "Edit", "MultiEdit", "Write", "Glob", "Grep", "LS", "TodoWrite")
+
+
+@dataclass(frozen=True)
+class ClaudeAgent:
+    """How to call Claude Code for one run."""
+
+    binary: str = "claude"
+    model: str | None = None
+    max_turns: int | None = None
+    permission_mode: str = "acceptEdits"
+    allowed_tools: tuple[str, ...] = DEFAULT_TOOLS
+    extra_args: tuple[str, ...] = ()
+    agent_name: str = "claude-code"
+
+    @classmethod
+    def from_options(cls, options: Options, turns: int) -> "ClaudeAgent":
+        return cls(binary=options.text("binary", "claude"), model=options.text("model"),  # type: ignore[arg-type]
+                   max_turns=options.integer("max_turns"),
+                   permission_mode=options.choice("permission_mode", PERMISSION_MODES, "acceptEdits"),
+                   allowed_tools=options.names("allowed_tools", DEFAULT_TOOLS),
+                   extra_args=options.words("extra_args"))
+
+    def turn_argv(self, binary: str, index: int, prompt: str, session_id: str | None) -> list[str]:
+        argv = [binary, "-p", "--output-format", "stream-json", "--verbose",
+                "--permission-mode", self.permission_mode]
+        argv += ["--resume", str(session_id)] if index > 0 else []
+        argv += ["--model", self.model] if self.model else []
+        argv += ["--max-turns", str(self.max_turns)] if self.max_turns is not None else []
+        argv += list(self.extra_args)
+        # Last: --allowedTools takes every following word as a tool name.
+        return argv + (["--allowedTools", ",".join(self.allowed_tools)] if self.allowed_tools else [])
+
+    def turn_stdin(self, prompt: str) -> str | None:
+        return prompt
+
+    def new_parser(self, request: AdapterRequest) -> StreamParser:
+        return ClaudeStream(request.repo_root)
+
+    def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
+        return claude_sources(request.repo_root, request.workspace, parser.touched_paths)

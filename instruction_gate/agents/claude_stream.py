@@ -1,0 +1,192 @@
+"""Parse `claude -p --output-format stream-json --verbose` output into protocol events.
+
+The stream: `system` (subtype `init`: session_id, model, tools), `assistant` messages whose
+content blocks are text, thinking or `tool_use`, `user` messages carrying `tool_result`
+blocks, and one closing `result` (subtype success / error_max_turns /
+error_during_execution / ..., is_error, num_turns, total_cost_usd, usage,
+permission_denials). One API message arrives as several `assistant` events that repeat its
+id and usage, so usage is counted once per message id.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.failures import Failure, classify_error_text
+from instruction_gate.proc import ProcResult
+
+#: Tools whose input names a file the agent edits, and the change they make.
+_EDIT_TOOLS = {"Edit": "modify", "MultiEdit": "modify", "NotebookEdit": "modify", "Write": None}
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+_RESULT_SUBTYPES = {"error_max_turns": "max_turns", "error_max_budget_usd": "budget_exceeded"}
+_EXIT_CODE = re.compile(r"^Exit code (\d+)")
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _usage_triple(usage: dict[str, Any]) -> tuple[int, int, int]:
+    """(input incl. cache reads and writes, output, cache reads), matching Codex's meaning."""
+    cached = _count(usage.get("cache_read_input_tokens"))
+    total_input = _count(usage.get("input_tokens")) + _count(usage.get("cache_creation_input_tokens")) + cached
+    return total_input, _count(usage.get("output_tokens")), cached
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
+    return ""
+
+
+class ClaudeStream(StreamParser):
+    """State of one Claude Code run across its `claude -p` and `--resume` processes."""
+
+    def __init__(self, repo_root):
+        super().__init__(repo_root)
+        self.harness_version: str | None = None
+        self._message_usage: dict[str, tuple[int, int, int]] = {}
+        self._result_usage = (0, 0, 0)
+        self._pending: dict[str, dict[str, Any]] = {}  # tool_use id -> tool event awaiting its result
+        self._edits: dict[str, dict[str, Any]] = {}  # tool_use id -> file_change event
+        self._seen_tools: set[str] = set()
+        self._reset_process()
+
+    def _reset_process(self) -> None:
+        self.result: dict[str, Any] | None = None
+        self.assistant_seen = False
+
+    def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = obj.get("type")
+        if kind == "system" and obj.get("subtype") == "init":
+            self.session_id = obj.get("session_id") if isinstance(obj.get("session_id"), str) else self.session_id
+            self.model = obj.get("model") if isinstance(obj.get("model"), str) else self.model
+            version = obj.get("claude_code_version")
+            self.harness_version = version if isinstance(version, str) else self.harness_version
+        elif kind == "assistant" and isinstance(obj.get("message"), dict):
+            return self._assistant(obj["message"])
+        elif kind == "user" and isinstance(obj.get("message"), dict):
+            return self._tool_results(obj["message"].get("content"))
+        elif kind == "result":
+            return self._result(obj)
+        return []
+
+    def _assistant(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        self.assistant_seen = True
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            key = str(message.get("id") or f"anonymous-{len(self._message_usage)}")
+            old = self._message_usage.get(key, (0, 0, 0))
+            self._message_usage[key] = tuple(max(a, b) for a, b in zip(old, _usage_triple(usage)))  # type: ignore[assignment]
+        events: list[dict[str, Any]] = []
+        for block in message.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text" and isinstance(block.get("text"), str) and block["text"].strip():
+                self.final_message = block["text"]
+                events.append({"type": "message", "text": block["text"], "turn": self.turn})
+            elif block.get("type") == "tool_use":
+                self._tool_use(block)
+        return events
+
+    def _tool_use(self, block: dict[str, Any]) -> None:
+        tool_id = str(block.get("id") or f"anonymous-{len(self._seen_tools)}")
+        if tool_id in self._seen_tools:
+            return
+        self._seen_tools.add(tool_id)
+        self.tool_calls += 1
+        name = str(block.get("name") or "?")
+        args = block.get("input") if isinstance(block.get("input"), dict) else {}
+        path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+        if path is not None:
+            self.touch(path)
+        if name == "Bash" and isinstance(args.get("command"), str):
+            command = args["command"]
+        else:
+            target = path or next((str(args[k]) for k in ("pattern", "url", "query") if k in args), "")
+            command = f"{name} {self.relpath(target) if path else target}".strip()
+        self._pending[tool_id] = {"type": "tool", "tool": name, "command": command, "turn": self.turn}
+        if name in _EDIT_TOOLS and path is not None:
+            edit = {"type": "file_change", "path": self.relpath(path), "turn": self.turn}
+            if _EDIT_TOOLS[name]:
+                edit["change"] = _EDIT_TOOLS[name]
+            self._edits[tool_id] = edit
+
+    def _tool_results(self, content: Any) -> list[dict[str, Any]]:
+        events: list[dict[str, Any]] = []
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            tool_id = str(block.get("tool_use_id"))
+            event = self._pending.pop(tool_id, None)
+            if event is None:
+                continue
+            failed = bool(block.get("is_error"))
+            if event["tool"] == "Bash":
+                code = _EXIT_CODE.match(_result_text(block.get("content")).strip())
+                event["exit_code"] = int(code.group(1)) if code else (1 if failed else 0)
+            else:
+                event["exit_code"] = 1 if failed else 0
+            events.append(event)
+            edit = self._edits.pop(tool_id, None)
+            if edit is not None and not failed:
+                events.append(edit)
+        return events
+
+    def _result(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
+        self.result = obj
+        cost = obj.get("total_cost_usd")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            self.cost_usd = (self.cost_usd or 0.0) + float(cost)
+        if isinstance(obj.get("usage"), dict):
+            self._result_usage = tuple(a + b for a, b in zip(self._result_usage, _usage_triple(obj["usage"])))  # type: ignore[assignment]
+        if isinstance(obj.get("session_id"), str):
+            self.session_id = obj["session_id"]
+        if isinstance(obj.get("result"), str) and obj["result"].strip() and not obj.get("is_error"):
+            self.final_message = obj["result"]
+        events = []
+        for denial in obj.get("permission_denials") or []:
+            if isinstance(denial, dict):
+                args = denial.get("tool_input") if isinstance(denial.get("tool_input"), dict) else {}
+                event = {"type": "policy", "name": "permission_denied", "tool": str(denial.get("tool_name", "?")),
+                         "turn": self.turn}
+                if isinstance(args.get("command"), str):
+                    event["command"] = args["command"]
+                events.append(event)
+        return events
+
+    def end_process(self, result: ProcResult) -> tuple[list[dict[str, Any]], Failure | None]:
+        # Tool calls without a result still happened (the CLI died or was killed meanwhile).
+        events = list(self._pending.values())
+        self._pending.clear()
+        self._edits.clear()
+        self._settle_usage()
+        failure = self._process_failure(result)
+        self._reset_process()
+        return events, failure
+
+    def _settle_usage(self) -> None:
+        """Per-message usage when the stream carried it; the result's totals otherwise."""
+        counted = list(self._message_usage.values()) or ([self._result_usage] if any(self._result_usage) else [])
+        if counted:
+            totals = [sum(column) for column in zip(*counted)]
+            self.usage.input_tokens, self.usage.output_tokens, self.usage.cached_input_tokens = totals
+
+    def _process_failure(self, result: ProcResult) -> Failure | None:
+        final = self.result
+        if final is None:
+            text = result.stderr or "no result event"
+            return classify_error_text(text, default="agent_error" if self.assistant_seen else "zero_turns")
+        subtype = str(final.get("subtype") or "")
+        if subtype in _RESULT_SUBTYPES:
+            return Failure(_RESULT_SUBTYPES[subtype], subtype)
+        if subtype == "success" and not final.get("is_error"):
+            return None
+        # is_error counts even under subtype "success": the CLI reports API errors that way.
+        text = " ".join(str(x) for x in (final.get("result"), final.get("errors"), subtype) if x)
+        no_turns = final.get("num_turns") == 0 or not self.assistant_seen
+        return classify_error_text(text, default="zero_turns" if no_turns else "agent_error")

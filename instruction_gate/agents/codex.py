@@ -1,0 +1,81 @@
+"""The Codex CLI adapter: `codex exec --json`, continued with `codex exec resume`."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.codex_stream import CodexStream
+from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES, LoadedFile, codex_chain
+from instruction_gate.agents.options import OptionSpec, Options
+from instruction_gate.agents.protocol import AdapterRequest
+
+OPTIONS = (
+    OptionSpec("binary", "Codex executable (default: codex on the agent's PATH)"),
+    OptionSpec("model", "model passed as --model"),
+    OptionSpec("sandbox", "read-only, workspace-write (default) or danger-full-access"),
+    OptionSpec("extra_args", "more arguments for `codex exec`, split like a shell would"),
+    OptionSpec("ephemeral", "true/false: do not keep session files (default: true for one-turn tasks)"),
+    OptionSpec("fallback_names", "comma-separated project_doc_fallback_filenames"),
+    OptionSpec("doc_budget_bytes", f"project_doc_max_bytes (default {CODEX_BUDGET_BYTES})"),
+    OptionSpec("usage", "cumulative (default: Codex reports running totals) or per_turn"),
+    OptionSpec("timeout_seconds", "the adapter's own limit, if below the runner's"),
+)
+SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
+
+
+@dataclass(frozen=True)
+class CodexAgent:
+    """How to call Codex for one run."""
+
+    binary: str = "codex"
+    model: str | None = None
+    sandbox: str = "workspace-write"
+    extra_args: tuple[str, ...] = ()
+    ephemeral: bool = True
+    fallback_names: tuple[str, ...] = ()
+    doc_budget_bytes: int = CODEX_BUDGET_BYTES
+    cumulative_usage: bool = True
+    agent_name: str = "codex"
+
+    @classmethod
+    def from_options(cls, options: Options, turns: int) -> "CodexAgent":
+        return cls(
+            binary=options.text("binary", "codex"), model=options.text("model"),  # type: ignore[arg-type]
+            sandbox=options.choice("sandbox", SANDBOXES, "workspace-write"),
+            extra_args=options.words("extra_args"),
+            # A session that must be resumed has to be kept on disk.
+            ephemeral=bool(options.flag("ephemeral", turns == 1)) and turns == 1,
+            fallback_names=options.names("fallback_names"),
+            doc_budget_bytes=options.integer("doc_budget_bytes", CODEX_BUDGET_BYTES),  # type: ignore[arg-type]
+            cumulative_usage=options.choice("usage", ("cumulative", "per_turn"), "cumulative") == "cumulative")
+
+    def _config_args(self) -> list[str]:
+        """`-c` overrides: valid for both `exec` and `exec resume`, and they keep Codex's
+        discovery in line with what this adapter reports."""
+        args = ["-c", f"sandbox_mode={json.dumps(self.sandbox)}",
+                "-c", f"project_doc_max_bytes={self.doc_budget_bytes}"]
+        if self.fallback_names:
+            args += ["-c", f"project_doc_fallback_filenames={json.dumps(list(self.fallback_names))}"]
+        if self.model:
+            args += ["-c", f"model={json.dumps(self.model)}"]
+        return args
+
+    def turn_argv(self, binary: str, index: int, prompt: str, session_id: str | None) -> list[str]:
+        if index == 0:
+            head = [binary, "exec", "--json", "--sandbox", self.sandbox]
+            head += ["--ephemeral"] if self.ephemeral else []
+            head += ["--model", self.model] if self.model else []
+            return [*head, *self._config_args(), *self.extra_args, "--", prompt]
+        return [binary, "exec", "resume", "--json", *self._config_args(), *self.extra_args,
+                "--", str(session_id), prompt]
+
+    def turn_stdin(self, prompt: str) -> str | None:
+        return None
+
+    def new_parser(self, request: AdapterRequest) -> StreamParser:
+        return CodexStream(request.repo_root, cumulative_usage=self.cumulative_usage)
+
+    def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
+        return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names)

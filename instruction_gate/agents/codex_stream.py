@@ -1,0 +1,164 @@
+"""Parse `codex exec --json` output into protocol events.
+
+The stream: `thread.started` (thread_id), `turn.started`, `item.started|updated|completed`
+(item types agent_message, reasoning, command_execution, file_change, mcp_tool_call,
+web_search, todo_list, error), then `turn.completed` (usage) or `turn.failed` (error), and
+top-level `error` events. Older releases spell the item type `item_type` and call agent
+messages `assistant_message`. Usage is a running total for the thread, so each report is
+turned into a delta against the previous one.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import PurePath
+from typing import Any
+
+from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.failures import Failure, classify_error_text
+from instruction_gate.proc import ProcResult
+
+_CHANGE_KIND = {"add": "add", "delete": "delete", "update": "modify"}
+_SHELLS = {"bash", "sh", "zsh", "dash"}
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
+def unwrap_shell(command: str) -> str:
+    """`bash -lc 'pytest -q'` -> `pytest -q`: gates match what the agent meant to run."""
+    try:
+        parts = shlex.split(command)
+    except ValueError:
+        return command
+    if len(parts) == 3 and PurePath(parts[0]).name in _SHELLS and parts[1] in ("-c", "-lc"):
+        return parts[2]
+    return command
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+class CodexStream(StreamParser):
+    """State of one Codex run across its `codex exec` and `codex exec resume` processes."""
+
+    def __init__(self, repo_root, cumulative_usage: bool = True):
+        super().__init__(repo_root)
+        self.cumulative_usage = cumulative_usage
+        self._last_totals: tuple[int, int, int] | None = None
+        self._open_commands: dict[str, str] = {}  # item id -> command, started but not completed
+        self._done_items: set[str] = set()
+        self._reset_process()
+
+    def _reset_process(self) -> None:
+        self.turn_started = False
+        self.turn_completed = False
+        self.turn_error: str | None = None  # turn.failed message
+        self.last_error: str | None = None  # top-level error event message
+
+    # -- events -----------------------------------------------------------------------
+    def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = obj.get("type")
+        if kind in ("thread.started", "thread.resumed") and isinstance(obj.get("thread_id"), str):
+            self.session_id = obj["thread_id"]
+        elif kind == "turn.started":
+            self.turn_started = True
+        elif kind == "turn.completed":
+            self.turn_completed = True
+            self._add_usage(obj.get("usage"))
+        elif kind == "turn.failed":
+            error = obj.get("error")
+            self.turn_error = str(error.get("message", "")) if isinstance(error, dict) else str(error or "")
+        elif kind == "error":
+            self.last_error = str(obj.get("message") or "")
+        elif kind in ("item.started", "item.updated", "item.completed") and isinstance(obj.get("item"), dict):
+            return self._item(obj["item"], completed=kind == "item.completed")
+        return []
+
+    def _add_usage(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        totals = tuple(_count(usage.get(f)) for f in _USAGE_FIELDS)
+        previous = self._last_totals
+        if self.cumulative_usage and previous and all(t >= p for t, p in zip(totals, previous)):
+            delta = tuple(t - p for t, p in zip(totals, previous))
+        else:  # first report, per-turn reporting, or counters restarted: all of it is new
+            delta = totals
+        self._last_totals = totals
+        self.usage.add(*delta)
+
+    def _item(self, item: dict[str, Any], completed: bool) -> list[dict[str, Any]]:
+        item_id = str(item.get("id", ""))
+        item_type = item.get("type") or item.get("item_type")
+        if item_type == "command_execution" and isinstance(item.get("command"), str):
+            if not completed:
+                self._open_commands[item_id] = item["command"]
+                return []
+            self._open_commands.pop(item_id, None)
+            return self._once(item_id, self._command_event(item["command"], item.get("exit_code")))
+        if not completed:
+            return []
+        if item_type in ("agent_message", "assistant_message") and isinstance(item.get("text"), str):
+            self.final_message = item["text"]
+            return [{"type": "message", "text": item["text"], "turn": self.turn}]
+        if item_type == "file_change":
+            return self._once(item_id, *self._file_changes(item))
+        if item_type == "mcp_tool_call":
+            name = f"{item.get('server', '?')}/{item.get('tool', '?')}"
+            failed = item.get("status") == "failed" or bool(item.get("error"))
+            return self._once(item_id, {"type": "tool", "tool": "mcp", "command": name,
+                                        "exit_code": 1 if failed else 0, "turn": self.turn})
+        if item_type == "web_search":
+            return self._once(item_id, {"type": "tool", "tool": "web_search",
+                                        "command": f"web_search {item.get('query', '')}".strip(),
+                                        "turn": self.turn})
+        return []  # reasoning, todo_list, non-fatal error items and unknown types
+
+    def _once(self, item_id: str, *events: dict[str, Any]) -> list[dict[str, Any]]:
+        """Each item is reported once, even if a CLI repeats its completion."""
+        if item_id and item_id in self._done_items:
+            return []
+        self._done_items.add(item_id)
+        self.tool_calls += 1
+        return list(events)
+
+    def _command_event(self, command: str, exit_code: Any) -> dict[str, Any]:
+        event = {"type": "tool", "tool": "shell", "command": unwrap_shell(command), "turn": self.turn}
+        if isinstance(exit_code, int) and not isinstance(exit_code, bool):
+            event["exit_code"] = exit_code
+        return event
+
+    def _file_changes(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+        if item.get("status") == "failed":
+            return []  # the patch did not apply: nothing changed
+        events = []
+        for change in item.get("changes") or []:
+            if isinstance(change, dict) and isinstance(change.get("path"), str):
+                path = self.relpath(change["path"])
+                self.touch(path)
+                event = {"type": "file_change", "path": path, "turn": self.turn}
+                if change.get("kind") in _CHANGE_KIND:
+                    event["change"] = _CHANGE_KIND[change["kind"]]
+                events.append(event)
+        return events
+
+    # -- process end ------------------------------------------------------------------
+    def end_process(self, result: ProcResult) -> tuple[list[dict[str, Any]], Failure | None]:
+        # Commands that started but never completed still ran: command gates must see them.
+        events = [self._command_event(cmd, None) for cmd in self._open_commands.values()]
+        self.tool_calls += len(events)
+        self._open_commands.clear()
+        failure = self._process_failure(result)
+        self._reset_process()
+        return events, failure
+
+    def _process_failure(self, result: ProcResult) -> Failure | None:
+        if self.turn_error is not None:
+            return classify_error_text(self.turn_error)
+        if self.turn_completed:
+            if result.exit_code not in (0, None) and not result.timed_out:
+                return classify_error_text(self.last_error or result.stderr or "non-zero exit")
+            return None
+        # No terminal turn event: a failure whatever the exit code. Before any turn started
+        # the model was never reached; after, the agent's own actions may have ended the CLI.
+        text = self.last_error or result.stderr or "no turn.completed event"
+        return classify_error_text(text, default="agent_error" if self.turn_started else "zero_turns")

@@ -1,0 +1,85 @@
+"""One failure vocabulary for every agent adapter.
+
+Infrastructure failures say nothing about the instruction files (the runner marks such
+runs invalid and excludes them from both arms); agent failures count against the variant
+that produced them. When in doubt a failure is the agent's: an unknown error must never
+let a candidate hide a regression by getting its runs excluded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+AGENT = "agent"
+INFRASTRUCTURE = "infrastructure"
+
+#: failure_reason codes and the class each belongs to.
+REASON_CLASS = {
+    "cli_not_found": INFRASTRUCTURE,
+    "auth_failed": INFRASTRUCTURE,
+    "rate_limited": INFRASTRUCTURE,
+    "sandbox_error": INFRASTRUCTURE,
+    "zero_turns": INFRASTRUCTURE,
+    "provider_error": INFRASTRUCTURE,  # provider 5xx / overloaded before the agent could work
+    "max_turns": AGENT,
+    "budget_exceeded": AGENT,
+    "agent_error": AGENT,
+    "timeout": AGENT,
+}
+
+#: Result `status` for each reason; everything not listed reports `failed`.
+REASON_STATUS = {"max_turns": "max_turns", "budget_exceeded": "budget_exceeded", "timeout": "timeout"}
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a run did not complete, in the terms of the result event."""
+
+    reason: str  #: one of REASON_CLASS
+    detail: str = ""  #: short human-readable context (goes to stderr, never parsed)
+
+    @property
+    def failure_class(self) -> str:
+        return REASON_CLASS.get(self.reason, AGENT)
+
+    @property
+    def status(self) -> str:
+        return REASON_STATUS.get(self.reason, "failed")
+
+
+# Order matters: the first matching pattern wins (a 401 inside a retry message is auth).
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (reason, re.compile(pattern, re.IGNORECASE)) for reason, pattern in (
+        # Oversized instructions overflow the context on the very first request: that is the
+        # candidate's doing, so it must not be excused as an infrastructure failure.
+        ("agent_error", r"context[_ ]length|context window|prompt is too long|too many tokens"
+                        r"|maximum context"),
+        ("auth_failed", r"\b401\b|\b403\b|unauthori[sz]ed|authentication[_ ]error|invalid[_ ]api[_ ]key"
+                        r"|invalid x-api-key|not logged in|please run /login|missing api key|forbidden"),
+        ("rate_limited", r"\b429\b|rate[_ -]?limit|too many requests|quota|usage limit"),
+        ("sandbox_error", r"sandbox (?:error|failed|setup|denied|unavailable)|landlock|seccomp|bwrap"
+                          r"|sandbox-exec|failed to (?:apply|initiali[sz]e) sandbox"),
+        ("provider_error", r"(?:status|http|api error|code)\W{0,3}5\d\d\b|overloaded|internal server error"
+                           r"|service unavailable"
+                           r"|bad gateway|stream disconnected|connection (?:refused|reset|error)"
+                           r"|error sending request"),
+        ("budget_exceeded", r"budget|max[_ ]?cost|spending limit"),
+        ("max_turns", r"max(?:imum)?[_ ]turns"),
+    ))
+
+
+def classify_error_text(text: str, default: str = "agent_error") -> Failure:
+    """Map an error message printed by an agent CLI to a failure.
+
+    Unknown text gets `default`: `agent_error`, or `zero_turns` when the agent never got a turn.
+    """
+    for reason, pattern in _PATTERNS:
+        if pattern.search(text or ""):
+            return Failure(reason, _short(text))
+    return Failure(default, _short(text))
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,99 @@
+"""`claude -p --output-format stream-json --verbose` transcripts -> events, usage, failures."""
+
+from __future__ import annotations
+
+import pytest
+from agent_helpers import exited, parse
+
+from instruction_gate.agents.claude_stream import ClaudeStream
+
+
+def test_full_transcript(repo):
+    parser = ClaudeStream(repo)
+    events, failure = parse(parser, "claude_full.jsonl", repo)
+    assert failure is None
+    assert parser.session_id == "6f0c6c1e-2b8e-4d5e-9c1a-3d8f7a1b2c3d"
+    assert parser.model == "claude-sonnet-4-5-20250929" and parser.harness_version == "2.0.14"
+    tools = [(e["tool"], e["command"], e["exit_code"]) for e in events if e["type"] == "tool"]
+    assert tools == [
+        ("Read", "Read services/payments/amount.py", 0),
+        ("Bash", "python -m pytest -q tests/test_amount.py", 1),
+        ("Edit", "Edit services/payments/amount.py", 0),
+        ("Write", "Write tests/test_rounding.py", 0),
+        ("Bash", "git push origin HEAD", 1),
+    ]
+    changes = [(e["path"], e.get("change")) for e in events if e["type"] == "file_change"]
+    assert changes == [("services/payments/amount.py", "modify"), ("tests/test_rounding.py", None)]
+    assert {"type": "policy", "name": "permission_denied", "tool": "Bash", "command": "git push origin HEAD",
+            "turn": 0} in events
+    assert parser.tool_calls == 5 and parser.malformed_lines == 1
+    assert parser.touched_paths == ["services/payments/amount.py", "tests/test_rounding.py"]
+    assert parser.final_message == "Parsing now uses Decimal; the rounding test passes."
+    assert parser.cost_usd == pytest.approx(0.0734)
+
+
+def test_usage_is_counted_once_per_message_id(repo):
+    parser = ClaudeStream(repo)
+    parse(parser, "claude_full.jsonl", repo)
+    # msg_01A arrives twice (output 3 then 88): counted once, with its final output count.
+    inputs = [4 + 5120 + 11000, 6 + 300 + 16120, 2 + 16420, 2 + 16560, 2 + 16700]
+    assert parser.usage.input_tokens == sum(inputs)
+    assert parser.usage.output_tokens == 88 + 70 + 140 + 90 + 25
+    assert parser.usage.cached_input_tokens == 11000 + 16120 + 16420 + 16560 + 16700
+
+
+def test_resumed_turn_adds_usage_and_cost(repo):
+    parser = ClaudeStream(repo)
+    parse(parser, "claude_full.jsonl", repo)
+    before = parser.usage.output_tokens
+    parser.begin_turn(1)
+    events, failure = parse(parser, "claude_resume.jsonl", repo)
+    assert failure is None
+    assert events[0] == {"type": "tool", "tool": "Bash", "command": "git diff --stat", "exit_code": 0, "turn": 1}
+    assert parser.usage.output_tokens == before + 30 + 8
+    assert parser.cost_usd == pytest.approx(0.0734 + 0.0121)
+
+
+def test_result_usage_is_the_fallback_without_message_usage(repo):
+    parser = ClaudeStream(repo)
+    parser.feed(b'{"type":"result","subtype":"success","is_error":false,"num_turns":1,'
+                b'"usage":{"input_tokens":7,"cache_read_input_tokens":3,"output_tokens":2}}')
+    parser.end_process(exited())
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (10, 2, 3)
+
+
+@pytest.mark.parametrize("name, reason, failure_class, status", [
+    ("claude_max_turns.jsonl", "max_turns", "agent", "max_turns"),
+    ("claude_budget.jsonl", "budget_exceeded", "agent", "budget_exceeded"),
+    ("claude_is_error_auth.jsonl", "auth_failed", "infrastructure", "failed"),
+    ("claude_execution_error.jsonl", "agent_error", "agent", "failed"),
+])
+def test_result_failures(repo, name, reason, failure_class, status):
+    _, failure = parse(ClaudeStream(repo), name, repo)
+    assert (failure.reason, failure.failure_class, failure.status) == (reason, failure_class, status)
+
+
+def test_is_error_counts_even_with_subtype_success(repo):
+    parser = ClaudeStream(repo)
+    parser.feed(b'{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"hi"}]}}')
+    parser.feed(b'{"type":"result","subtype":"success","is_error":true,"num_turns":1,"result":"Something broke"}')
+    _, failure = parser.end_process(exited())
+    assert (failure.reason, failure.failure_class) == ("agent_error", "agent")
+
+
+def test_missing_result_fails_whatever_the_exit_code(repo):
+    parser = ClaudeStream(repo)
+    parser.feed(b'{"type":"system","subtype":"init","session_id":"s"}')
+    parser.feed(b'{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t1",'
+                b'"name":"Bash","input":{"command":"rm -rf build"}}]}}')
+    events, failure = parser.end_process(exited(0))
+    assert (failure.reason, failure.failure_class) == ("agent_error", "agent")
+    assert events == [{"type": "tool", "tool": "Bash", "command": "rm -rf build", "turn": 0}]
+
+
+def test_nothing_at_all_is_zero_turns(repo):
+    parser = ClaudeStream(repo)
+    parser.feed(b"garbage")
+    _, failure = parser.end_process(exited(1, "node: command failed"))
+    assert (failure.reason, failure.failure_class) == ("zero_turns", "infrastructure")
+    assert parser.malformed_lines == 1

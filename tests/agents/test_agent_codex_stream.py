@@ -1,0 +1,117 @@
+"""`codex exec --json` transcripts -> protocol events, usage and failures."""
+
+from __future__ import annotations
+
+from agent_helpers import exited, parse, transcript_lines
+
+from instruction_gate.agents.codex_stream import CodexStream, unwrap_shell
+
+
+def test_full_transcript_maps_every_item_type(repo):
+    parser = CodexStream(repo)
+    events, failure = parse(parser, "codex_full.jsonl", repo)
+    assert failure is None
+    assert parser.session_id == "0199a213-81c0-7800-8aa1-bbab2a035a53"
+    tools = [e for e in events if e["type"] == "tool"]
+    assert [(t["tool"], t["command"], t.get("exit_code")) for t in tools] == [
+        ("shell", 'rg -n "parse_amount" src', 0),
+        ("shell", "python -m pytest -q tests/test_amount.py", 1),
+        ("mcp", "docs/lookup", 0),
+        ("web_search", "web_search python decimal ROUND_HALF_EVEN", None),
+    ]
+    changes = [(e["path"], e["change"]) for e in events if e["type"] == "file_change"]
+    assert changes == [("src/payments/amount.py", "modify"), ("tests/test_rounding.py", "add"),
+                       ("src/payments/legacy.py", "delete")]  # the failed patch changed nothing
+    assert [e["text"] for e in events if e["type"] == "message"] == ["Fixed rounding in parse_amount; tests pass."]
+    assert parser.final_message == "Fixed rounding in parse_amount; tests pass."
+    # 2 commands (the repeated completion counted once), 2 patches, 1 MCP call, 1 search.
+    assert parser.tool_calls == 6
+    assert parser.malformed_lines == 2
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (
+        24018, 1312, 19200)
+
+
+def test_legacy_item_type_spelling_and_assistant_message(repo):
+    parser = CodexStream(repo)
+    events, failure = parse(parser, "codex_legacy.jsonl", repo)
+    assert failure is None
+    assert [e["type"] for e in events] == ["tool", "file_change", "message"]
+    assert events[0]["command"] == "git status --short" and events[1]["path"] == "README.md"
+
+
+def test_running_totals_become_deltas_across_resumed_turns(repo):
+    parser = CodexStream(repo)
+    parse(parser, "codex_full.jsonl", repo)
+    parser.begin_turn(1)
+    events, failure = parse(parser, "codex_turn2_resume.jsonl", repo)
+    assert failure is None
+    assert events[0] == {"type": "tool", "tool": "shell", "command": "git diff --stat", "exit_code": 0, "turn": 1}
+    # Turn 2 reported 30018/1412/25200 as thread totals: the run used exactly that much.
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (
+        30018, 1412, 25200)
+
+
+def test_repeated_usage_report_is_not_counted_twice(repo):
+    parser = CodexStream(repo)
+    line = b'{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":10,"output_tokens":5}}'
+    parser.feed(line)
+    parser.feed(line)
+    assert (parser.usage.input_tokens, parser.usage.output_tokens) == (100, 5)
+
+
+def test_per_turn_usage_mode_adds_every_report(repo):
+    parser = CodexStream(repo, cumulative_usage=False)
+    parser.feed(b'{"type":"turn.completed","usage":{"input_tokens":100,"output_tokens":5}}')
+    parser.feed(b'{"type":"turn.completed","usage":{"input_tokens":150,"output_tokens":7}}')
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (250, 12, 0)
+
+
+def test_counter_restart_is_a_new_baseline(repo):
+    parser = CodexStream(repo)
+    parser.feed(b'{"type":"turn.completed","usage":{"input_tokens":500,"output_tokens":50}}')
+    parser.feed(b'{"type":"turn.completed","usage":{"input_tokens":200,"output_tokens":20}}')
+    assert (parser.usage.input_tokens, parser.usage.output_tokens) == (700, 70)
+
+
+def test_turn_failed_with_429_is_infrastructure_even_with_exit_zero(repo):
+    _, failure = parse(CodexStream(repo), "codex_turn_failed_rate_limit.jsonl", repo, code=0)
+    assert (failure.reason, failure.failure_class, failure.status) == ("rate_limited", "infrastructure", "failed")
+
+
+def test_error_before_any_turn_is_classified_auth(repo):
+    _, failure = parse(CodexStream(repo), "codex_zero_turn_auth.jsonl", repo, code=1)
+    assert (failure.reason, failure.failure_class) == ("auth_failed", "infrastructure")
+
+
+def test_unexplained_exit_before_any_turn_is_zero_turns(repo):
+    parser = CodexStream(repo)
+    parser.feed(b'{"type":"thread.started","thread_id":"t"}')
+    _, failure = parser.end_process(exited(1, "thread 'main' panicked"))
+    assert (failure.reason, failure.failure_class) == ("zero_turns", "infrastructure")
+
+
+def test_missing_terminal_event_fails_despite_exit_zero_and_reports_started_command(repo):
+    events, failure = parse(CodexStream(repo), "codex_no_terminal.jsonl", repo, code=0)
+    assert (failure.reason, failure.failure_class) == ("agent_error", "agent")
+    assert events == [{"type": "tool", "tool": "shell", "command": "git push origin HEAD", "turn": 0}]
+
+
+def test_context_overflow_is_the_agents_failure(repo):
+    _, failure = parse(CodexStream(repo), "codex_turn_failed_agent.jsonl", repo)
+    assert (failure.reason, failure.failure_class) == ("agent_error", "agent")
+
+
+def test_completed_turn_with_nonzero_exit_is_a_failure(repo):
+    _, failure = parse(CodexStream(repo), "codex_legacy.jsonl", repo, code=1, stderr="sandbox error: landlock")
+    assert (failure.reason, failure.failure_class) == ("sandbox_error", "infrastructure")
+
+
+def test_shell_wrappers_are_unwrapped_only_when_exact():
+    assert unwrap_shell("bash -lc 'make test'") == "make test"
+    assert unwrap_shell("/bin/sh -c 'a && b'") == "a && b"
+    assert unwrap_shell("python -c 'print(1)'") == "python -c 'print(1)'"
+    assert unwrap_shell("bash -lc 'unterminated") == "bash -lc 'unterminated"
+
+
+def test_transcript_lines_substitute_repo(repo):
+    assert any(str(repo).encode() in line for line in transcript_lines("codex_full.jsonl", repo))
