@@ -1,0 +1,1 @@
+"""Product catalog: products and a per-locale, per-currency price cache."""

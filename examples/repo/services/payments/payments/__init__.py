@@ -1,0 +1,1 @@
+"""Payments: captures, refunds and the payments database schema."""

@@ -1,0 +1,1 @@
+"""Generated from the billing schema. Do not edit by hand."""

@@ -1,0 +1,1 @@
+"""Shop core: pricing and tax, inbound order emails, payment-provider webhooks."""

@@ -1,0 +1,166 @@
+"""One run of the reference agent: request in, protocol events out (see `adapters/README.md`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from instruction_gate import __version__
+from instruction_gate.agents.discovery import claude_sources, codex_chain, result_fields
+from instruction_gate.reference_agent.directives import Directive, parse
+from instruction_gate.reference_agent.executor import execute
+from instruction_gate.reference_agent.plan import Command, Plan, build_plan
+from instruction_gate.reference_agent.solution import apply_solution, file_changes
+from instruction_gate.reference_agent.usage import Usage
+
+Emit = Callable[[dict[str, Any]], None]
+#: Upper bound for one command when the request sets no timeout.
+DEFAULT_COMMAND_TIMEOUT = 600.0
+
+
+@dataclass(frozen=True)
+class Options:
+    """Behaviour switches, from adapter flags or `--adapter-option KEY=VALUE`."""
+
+    seed: int = 0
+    skip_probability: float = 0.0  #: chance to overlook each directive (0 = perfectly obedient)
+    allow_any_command: bool = False  #: lift the program allowlist (trusted instructions only)
+
+
+def directive_rng(seed: int, task_id: str, variant: str, repeat: int) -> random.Random:
+    """The same (seed, task, variant, repeat) always skips the same directives."""
+    digest = hashlib.sha256(f"{seed}\0{task_id}\0{variant}\0{repeat}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+class ReferenceAgent:
+    def __init__(self, request: dict[str, Any], options: Options, emit: Emit):
+        self.request, self.options, self.emit = request, options, emit
+        self.workspace = Path(request["workspace"])
+        self.cwd = str(request.get("cwd") or ".")
+        self.repo_root = Path(request.get("repo_root") or self.workspace)
+        self.env = dict(request.get("agent_env") or os.environ, PYTHONDONTWRITEBYTECODE="1")
+        self.timeout = float((request.get("limits") or {}).get("timeout_seconds") or DEFAULT_COMMAND_TIMEOUT)
+        self.usage, self.tool_calls, self.started = Usage(), 0, time.monotonic()
+        self.asked: set[str] = set()
+        rng = directive_rng(options.seed, str(request.get("task_id")), str(request.get("variant")),
+                            int(request.get("repeat") or 0))
+        self.skip = (lambda d: rng.random() < options.skip_probability) if options.skip_probability > 0 else (lambda d: False)
+
+    # -- reading ----------------------------------------------------------------------
+    def _read_document(self, path: str) -> str | None:
+        target = self.repo_root / path
+        if not target.is_file() or not target.resolve().is_relative_to(self.repo_root.resolve()):
+            return None
+        text = target.read_text(encoding="utf-8", errors="replace")
+        self._tool({"tool": "read_file", "path": path}, output_bytes=len(path))
+        self.usage.read(len(text.encode()))
+        self.emit({"type": "policy", "name": "policy_opened", "path": path})
+        return text
+
+    def load_plan(self) -> tuple[Plan, list[str], dict[str, int]]:
+        codex = codex_chain(self.repo_root, self.cwd)
+        claude = [f for f in claude_sources(self.repo_root, self.cwd) if f.path not in {c.path for c in codex}]
+        files = []
+        for loaded in [*codex, *claude]:
+            data = (self.repo_root / loaded.path).read_bytes()[: loaded.bytes_loaded]
+            self.usage.read(len(data))
+            files.append((loaded.path, data.decode("utf-8", errors="replace")))
+        sources, sizes = result_fields([*codex, *claude])
+        return build_plan(files, self._read_document, self.skip), sources, sizes
+
+    # -- acting -----------------------------------------------------------------------
+    def _tool(self, event: dict[str, Any], output_bytes: int) -> None:
+        self.usage.step(output_bytes)
+        self.tool_calls += 1
+        self.emit({"type": "tool", **event})
+
+    def _ask(self, target: str, directive: Directive | None) -> None:
+        if target not in self.asked:
+            self.asked.add(target)
+            self.emit({"type": "policy", "name": "approval_requested", "target": target,
+                       "source": directive.source if directive else None})
+
+    def attempt(self, command: Command, plan: Plan) -> int | None:
+        """Run `command` unless a prohibition or approval requirement stops it; its exit code."""
+        if forbidden := plan.prohibition_for(command.text):
+            self.emit({"type": "message", "text": f"Not running `{command.text}`: {forbidden.source}:{forbidden.line} forbids it."})
+            return None
+        if approval := plan.approval_for(command.text):
+            self._ask(command.text, approval)
+            return None
+        remaining = max(1.0, self.timeout - (time.monotonic() - self.started) - 5)
+        result = execute(command.text, self.repo_root, self.repo_root / command.cwd, self.env,
+                         min(remaining, DEFAULT_COMMAND_TIMEOUT), self.options.allow_any_command)
+        event = {"tool": "shell", "command": command.text, "cwd": command.cwd, "exit_code": result.exit_code}
+        self._tool({**event, **({"refused": result.refused} if result.refused else {})}, len(command.text))
+        self.usage.read(len(result.output.encode()))
+        return result.exit_code
+
+    def change(self, plan: Plan) -> str | None:
+        """Apply the reference solution; returns an error message when it does not apply."""
+        solution = self.request.get("reference_solution")
+        if not solution:
+            return None
+        patch = Path(solution)
+        paths = [c.path for c in file_changes(patch.read_text(encoding="utf-8"))]
+        for path in paths:
+            if plan.needs_edit_approval(path) and not plan.is_protected(path):
+                self._ask(path, None)
+        withhold = {p for p in paths if plan.is_protected(p) or plan.needs_edit_approval(p)}
+        for path in paths:
+            if (self.repo_root / path).is_file():
+                self.usage.read((self.repo_root / path).stat().st_size)
+        outcome = apply_solution(patch, self.repo_root, withhold)
+        if outcome.error:
+            return outcome.error
+        self.usage.step(outcome.patch_bytes)
+        for change in outcome.applied:
+            self.tool_calls += 1
+            self.emit({"type": "file_change", "path": change.path, "change": change.change})
+        return None
+
+    def run(self) -> dict[str, Any]:
+        plan, sources, sizes = self.load_plan()
+        turns = self.request.get("turns") or [self.request.get("prompt") or ""]
+        error = None
+        for index, prompt in enumerate(turns):
+            self.emit({"type": "turn", "index": index})
+            self.usage.read(len(prompt.encode()))
+            asked = parse(prompt, "prompt")
+            plan.forbidden += [d for d in asked if d.kind == "forbid_command"]
+            plan.approval_commands += [d for d in asked if d.kind == "approve_command"]
+            plan.verify = plan.verify or any(d.kind == "verify" for d in asked)
+            if index == 0:
+                error = self.change(plan)
+            for d in asked:
+                if d.kind in ("run", "test_command"):
+                    self.attempt(Command(d.argument or "", self.cwd, "prompt"), plan)
+        for command in plan.run:
+            self.attempt(command, plan)
+        if plan.verify and plan.test is not None:
+            exit_code = self.attempt(plan.test, plan)
+            if exit_code is not None:
+                self.emit({"type": "policy", "name": "verification_run", "command": plan.test.text, "exit_code": exit_code})
+        return self.result(plan, sources, sizes, error)
+
+    def result(self, plan: Plan, sources: list[str], sizes: dict[str, int], error: str | None) -> dict[str, Any]:
+        message = (f"Followed {len(plan.followed)} directives, overlooked {len(plan.skipped)}; "
+                   f"{self.tool_calls} tool calls." + (f" The change did not apply: {error}" if error else ""))
+        self.usage.step(len(message))
+        return {
+            "type": "result", "status": "failed" if error else "completed",
+            **({"failure_class": "agent", "failure_reason": "agent_error"} if error else {}),
+            "tool_calls": self.tool_calls, "input_tokens": self.usage.input_tokens,
+            "output_tokens": self.usage.output_tokens, "cached_input_tokens": self.usage.cached_input_tokens,
+            "provider_cost_usd": self.usage.cost_usd, "instruction_sources": sources, "instruction_bytes": sizes,
+            "agent_name": "reference", "model": None, "model_snapshot": None,
+            "harness_version": f"reference-agent/{__version__}", "adapter_version": __version__,
+            "container_digest": None, "wall_seconds": round(time.monotonic() - self.started, 3),
+            "final_message": message,
+        }

@@ -1,0 +1,132 @@
+"""Turn the directives of every loaded file into one plan, resolving contradictions.
+
+Contradiction rule (documented in `adapters/README.md`):
+1. A prohibition beats any command it matches, whatever file or line it comes from.
+2. An approval requirement beats running: the agent asks and does not run (or edit).
+3. A protected path beats editing: the agent leaves matching files alone.
+4. For the single-valued test command, the last one read wins. Files are read root first,
+   deeper files later, and a document named by "read X" right after the file naming it, so a
+   deeper file (e.g. AGENTS.override.md) beats the root and a later line beats an earlier one.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from dataclasses import dataclass, field
+from typing import Callable
+
+from instruction_gate import globs
+from instruction_gate.reference_agent.directives import Directive, parse
+
+#: How deep "read X" may nest (a document naming another document, ...).
+MAX_DOCUMENT_DEPTH = 3
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command the agent intends to run."""
+
+    text: str  #: as written in the backticks
+    cwd: str  #: repository-relative directory it runs from
+    source: str  #: file (or "prompt") that asked for it
+
+
+@dataclass
+class Plan:
+    """What the agent will do, after resolving every directive it followed."""
+
+    run: list[Command] = field(default_factory=list)
+    test: Command | None = None
+    verify: bool = False
+    forbidden: list[Directive] = field(default_factory=list)
+    protected_globs: list[str] = field(default_factory=list)
+    approval_commands: list[Directive] = field(default_factory=list)
+    approval_globs: list[str] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)  #: documents opened, repository-relative
+    followed: list[Directive] = field(default_factory=list)
+    skipped: list[Directive] = field(default_factory=list)
+
+    def prohibition_for(self, command: str) -> Directive | None:
+        return next((d for d in self.forbidden if command_matches(command, d.argument or "")), None)
+
+    def approval_for(self, command: str) -> Directive | None:
+        return next((d for d in self.approval_commands if command_matches(command, d.argument or "")), None)
+
+    def is_protected(self, path: str) -> bool:
+        return globs.matches_any(path, self.protected_globs)
+
+    def needs_edit_approval(self, path: str) -> bool:
+        return globs.matches_any(path, self.approval_globs)
+
+
+def _tokens(text: str) -> list[str]:
+    try:
+        return shlex.split(text)
+    except ValueError:
+        return text.split()
+
+
+def command_matches(command: str, pattern: str) -> bool:
+    """True when `pattern`'s words appear, in order and adjacent, among `command`'s words."""
+    words, needle = _tokens(command), _tokens(pattern)
+    if not needle:
+        return False
+    return any(words[i:i + len(needle)] == needle for i in range(len(words) - len(needle) + 1))
+
+
+def _relative_to(source: str, path: str) -> str | None:
+    """`path` as written in `source`, made repository-relative; None when it leaves the repository."""
+    joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), path.lstrip("/")))
+    return None if joined == ".." or joined.startswith("../") else joined
+
+
+class _Builder:
+    def __init__(self, read_document: Callable[[str], str | None], skip: Callable[[Directive], bool],
+                 loaded: set[str]):
+        self.plan = Plan()
+        self.read_document = read_document
+        self.skip = skip
+        self.seen = set(loaded)
+
+    def add_file(self, path: str, text: str, depth: int = 0) -> None:
+        for directive in parse(text, path):
+            if self.skip(directive):
+                self.plan.skipped.append(directive)
+                continue
+            self.plan.followed.append(directive)
+            self._apply(directive, depth)
+
+    def _apply(self, d: Directive, depth: int) -> None:
+        plan, where = self.plan, posixpath.dirname(d.source) or "."
+        if d.kind == "read":
+            target = _relative_to(d.source, d.argument or "")
+            if target and target not in self.seen and depth < MAX_DOCUMENT_DEPTH:
+                self.seen.add(target)
+                text = self.read_document(target)
+                if text is not None:
+                    plan.documents.append(target)
+                    self.add_file(target, text, depth + 1)
+        elif d.kind == "run":
+            plan.run.append(Command(d.argument or "", where, d.source))
+        elif d.kind == "test_command":
+            plan.test = Command(d.argument or "", where, d.source)
+        elif d.kind == "verify":
+            plan.verify = True
+        elif d.kind == "forbid_command":
+            plan.forbidden.append(d)
+        elif d.kind == "approve_command":
+            plan.approval_commands.append(d)
+        elif d.kind in ("protect_path", "approve_edit"):
+            glob = _relative_to(d.source, d.argument or "")
+            if glob:
+                (plan.protected_globs if d.kind == "protect_path" else plan.approval_globs).append(glob)
+
+
+def build_plan(files: list[tuple[str, str]], read_document: Callable[[str], str | None],
+               skip: Callable[[Directive], bool] = lambda d: False) -> Plan:
+    """Read `files` ((path, text), root first) and the documents they name, into one plan."""
+    builder = _Builder(read_document, skip, {path for path, _ in files})
+    for path, text in files:
+        builder.add_file(path, text)
+    return builder.plan
