@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test bench clean
+.PHONY: install demo test lint-workflows bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,16 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",)
 
-test: $(STAMP)
+test: $(STAMP) lint-workflows
 	$(BIN)/python -m pytest
+
+# GitHub's own tooling on the action and every workflow; any finding fails.
+WORKFLOWS := $(wildcard .github/workflows/*.yml examples/workflows/*.yml tests/workflows/*.yml)
+lint-workflows: $(STAMP)
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-actions action.yml
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
+	$(BIN)/zizmor --offline --quiet --config .github/zizmor.yml . $(WORKFLOWS)
+	$(BIN)/actionlint $(WORKFLOWS)
 
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python "$$b" || exit 1; done

@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("instruction_gate.commands.lint", "static lint of instruction files (no agent)"),
     "mutate": ("instruction_gate.commands.mutate", "mutation-test the suite against broken instructions"),
     "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
+    "changes": ("instruction_gate.commands.changes", "list the instruction files a candidate changes (CI relevance check)"),
 }
 
 

@@ -1,0 +1,138 @@
+"""Last step of the composite action: one outcome from the step exit codes and summary.json.
+
+The action's steps record their exit codes instead of failing, so that this step always
+runs, writes every action output to `$GITHUB_OUTPUT`, explains an early stop in the job
+summary, and exits with the gate's code. Standard library only: it must still run when
+setting up the action's own environment failed.
+Run as `python -P -m instruction_gate.action_report` with the step exit codes in the environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error", 3: "could not evaluate"}
+STAGES = ("validate", "evaluate", "compare")
+#: Which stages each mode runs, in order.
+MODE_STAGES = {"changes": (), "validate": ("validate",), "evaluate": ("evaluate",),
+               "compare": ("compare",), "all": STAGES}
+STAGE_TITLES = {"validate": "static contract", "evaluate": "paired evaluation", "compare": "compare"}
+LOG_TAIL_LINES = 40
+
+
+@dataclass
+class Outcome:
+    """What the action reports: its outputs, and the code the job step exits with."""
+
+    exit_code: int
+    exit_reason: str
+    verdict: str = ""
+    summary_path: str = ""
+    summary_json_path: str = ""
+    valid_pairs: str = ""
+    failing_tasks: tuple[str, ...] = ()
+    stopped_at: str | None = None  #: the stage whose failure ended the run before compare decided
+
+    def outputs(self) -> dict[str, str]:
+        return {"verdict": self.verdict, "exit-code": str(self.exit_code), "exit-reason": self.exit_reason,
+                "summary-path": self.summary_path, "summary-json-path": self.summary_json_path,
+                "valid-pairs": self.valid_pairs, "failing-tasks": json.dumps(list(self.failing_tasks))}
+
+
+def _code(value: str | None) -> int | None:
+    return int(value) if value and value.strip().lstrip("-").isdigit() else None
+
+
+def failing_tasks(summary: Mapping[str, Any]) -> tuple[str, ...]:
+    """Task ids named by blocking failures in summary.json (hard-gate regressions, failing metrics)."""
+    if isinstance(summary.get("failing_tasks"), list):
+        return tuple(sorted({str(t) for t in summary["failing_tasks"]}))
+    names: set[str] = set()
+    for failure in summary.get("failures") or []:
+        if isinstance(failure, Mapping):
+            for key in ("task_id", "task"):
+                if failure.get(key):
+                    names.add(str(failure[key]))
+            names.update(str(t) for t in failure.get("tasks") or [])
+    return tuple(sorted(names))
+
+
+def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) -> Outcome:
+    """Combine the stages' exit codes (None: did not run) into the action's outcome."""
+    for stage in MODE_STAGES.get(mode, ()):
+        code = codes.get(stage)
+        title = STAGE_TITLES[stage]
+        if code is None:
+            return Outcome(3, f"{title} did not run: an earlier step of the action failed", "error", stopped_at=stage)
+        # A shard's hard-gate regressions are data for compare, not a failure of the shard.
+        stage_failed = code not in (0, 1) if stage == "evaluate" else code != 0
+        if stage == "compare":
+            break
+        if stage_failed:
+            meaning = EXIT_MEANINGS.get(code, "unexpected error")
+            return Outcome(code if code in (2, 3) else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
+    if "compare" not in MODE_STAGES.get(mode, ()):
+        done = " and ".join(STAGE_TITLES[s] for s in MODE_STAGES.get(mode, ())) or "change detection"
+        return Outcome(0, f"{done} finished")
+    return _compare_outcome(codes["compare"], output_dir)
+
+
+def _compare_outcome(code: int, output_dir: Path | None) -> Outcome:
+    summary_md = output_dir / "summary.md" if output_dir else None
+    summary_json = output_dir / "summary.json" if output_dir else None
+    outcome = Outcome(code, f"compare exited {code}: {EXIT_MEANINGS.get(code, 'unexpected error')}")
+    if code not in EXIT_MEANINGS:
+        outcome.exit_code = 3
+    if summary_md and summary_md.is_file():
+        outcome.summary_path = str(summary_md)
+    if summary_json and summary_json.is_file():
+        outcome.summary_json_path = str(summary_json)
+        summary = json.loads(summary_json.read_text(encoding="utf-8"))
+        outcome.verdict = str(summary.get("verdict") or "")
+        outcome.valid_pairs = str(summary.get("valid_pairs", ""))
+        outcome.failing_tasks = failing_tasks(summary)
+        if summary.get("exit_reason"):
+            outcome.exit_reason = f"{outcome.exit_reason}; {summary['exit_reason']}"
+    if not outcome.verdict:
+        outcome.verdict = {0: "pass", 1: "fail"}.get(code, "error")
+    if outcome.exit_code == 1 and outcome.failing_tasks:
+        outcome.exit_reason += f" (failing tasks: {', '.join(outcome.failing_tasks)})"
+    return outcome
+
+
+def stopped_note(outcome: Outcome, log_dir: Path) -> str:
+    """Job-summary Markdown for a run that stopped before compare could write its summary."""
+    lines = [f"## instruction-gate: {outcome.exit_reason}", ""]
+    log = log_dir / f"instruction-gate-{outcome.stopped_at}.log"
+    if log.is_file():
+        tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-LOG_TAIL_LINES:]
+        lines += ["```text", *(line.replace("```", "'''") for line in tail), "```", ""]
+    return "\n".join(lines)
+
+
+def _append(path: str | None, text: str) -> None:
+    if path:
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def main(env: Mapping[str, str] = os.environ) -> int:
+    mode = env.get("MODE", "all")
+    output_dir = Path(env["OUTPUT_DIR"]) if env.get("OUTPUT_DIR") else None
+    codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in STAGES}
+    outcome = decide(mode, codes, output_dir)
+    _append(env.get("GITHUB_OUTPUT"), "".join(f"{k}={v}\n" for k, v in outcome.outputs().items()))
+    if outcome.stopped_at:
+        _append(env.get("GITHUB_STEP_SUMMARY"), stopped_note(outcome, Path(env.get("RUNNER_TEMP", "."))))
+    level = "notice" if outcome.exit_code == 0 else "error"
+    print(f"::{level} title=instruction-gate::{outcome.exit_reason}")
+    return outcome.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
