@@ -1,0 +1,83 @@
+"""A stand-in for the `codex` and `claude` CLIs, copied by the tests into a PATH directory.
+
+It behaves like the real CLI would on the outside: it checks the flags it is called with,
+prints a recorded transcript on stdout and exits. What to do comes from its environment
+(which is the adapter request's `agent_env`), so the tests also prove which environment the
+agent received:
+  STANDIN_LOG         directory: each call appends {argv, stdin, cwd, env} to calls.jsonl
+  STANDIN_TRANSCRIPTS comma-separated transcript files, one per call (turn)
+  STANDIN_MODE        ok | exit3 | hang | garbage
+"""
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+NAME = Path(sys.argv[0]).name
+ARGS = sys.argv[1:]
+
+
+def fail(message):
+    print(f"{NAME} stand-in: {message}", file=sys.stderr)
+    sys.exit(64)
+
+
+def check_codex(call_index):
+    if ARGS[:1] != ["exec"] or "--json" not in ARGS or "--" not in ARGS:
+        fail(f"expected `exec --json ... -- PROMPT`, got {ARGS}")
+    positionals = ARGS[ARGS.index("--") + 1:]
+    if call_index == 0:
+        if ARGS[1] == "resume" or ARGS[ARGS.index("--sandbox") + 1] != "workspace-write":
+            fail("first turn must be a fresh workspace-write exec")
+        if len(positionals) != 1:
+            fail(f"expected one prompt, got {positionals}")
+    elif ARGS[1] != "resume" or len(positionals) != 2 or positionals[0] != os.environ["STANDIN_SESSION"]:
+        fail(f"later turns must resume session {os.environ.get('STANDIN_SESSION')}, got {ARGS}")
+    return positionals[-1]
+
+
+def check_claude(call_index, stdin):
+    for flag, value in (("--output-format", "stream-json"), ("--permission-mode", "acceptEdits")):
+        if flag not in ARGS or ARGS[ARGS.index(flag) + 1] != value:
+            fail(f"expected {flag} {value}, got {ARGS}")
+    if "-p" not in ARGS or "--verbose" not in ARGS:
+        fail("expected -p and --verbose")
+    if ARGS[-2] != "--allowedTools":
+        fail("--allowedTools must come last")
+    resumed = "--resume" in ARGS and ARGS[ARGS.index("--resume") + 1] == os.environ.get("STANDIN_SESSION")
+    if (call_index > 0) != resumed:
+        fail(f"turn {call_index} resume flags wrong: {ARGS}")
+    if not stdin.strip():
+        fail("expected the prompt on stdin")
+    return stdin
+
+
+def main():
+    if ARGS == ["--version"]:
+        print("codex-cli 0.46.0" if NAME == "codex" else "2.0.14 (Claude Code)")
+        return 0
+    log = Path(os.environ["STANDIN_LOG"])
+    calls = log / "calls.jsonl"
+    call_index = len(calls.read_text().splitlines()) if calls.exists() else 0
+    stdin = "" if NAME == "codex" else sys.stdin.read()
+    with calls.open("a") as handle:
+        handle.write(json.dumps({"argv": sys.argv, "stdin": stdin, "cwd": os.getcwd(), "pid": os.getpid(),
+                                 "env": dict(os.environ)}) + "\n")
+    prompt = check_codex(call_index) if NAME == "codex" else check_claude(call_index, stdin)
+    mode = os.environ.get("STANDIN_MODE", "ok")
+    if mode == "garbage":
+        print("Welcome to the agent!\n\x1b[32mthinking...\x1b[0m\n{not json")
+        return 0
+    if mode == "hang":
+        print(json.dumps({"type": "thread.started", "thread_id": "hang"}), flush=True)
+        time.sleep(600)
+    transcripts = os.environ["STANDIN_TRANSCRIPTS"].split(",")
+    text = Path(transcripts[call_index]).read_text().replace("/REPO", os.environ["STANDIN_REPO"])
+    sys.stdout.write(text.replace("PROMPT_ECHO", prompt.strip()))
+    sys.stdout.flush()
+    return 3 if mode == "exit3" else 0
+
+
+sys.exit(main())
