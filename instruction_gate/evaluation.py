@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import queue
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -58,6 +59,8 @@ class Evaluation:
     solutions: dict[str, Path | None]
     fixture_problems: dict[str, str]
     adapter_options: dict[str, str] = field(default_factory=dict)
+    #: Set when the runner itself is interrupted; runs cut short by that are not recorded.
+    stopping: threading.Event = field(default_factory=threading.Event)
 
     def execute(self, specs: list[RunSpec], jobs: int) -> None:
         todo = [s for s in specs if not self.store.has(s.task.id, s.repeat, s.variant)]
@@ -82,6 +85,7 @@ class Evaluation:
                     done += 1
                     print(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
             except BaseException:
+                self.stopping.set()
                 for pending in futures:
                     pending.cancel()
                 proc.kill_all_live()
@@ -131,6 +135,9 @@ class Evaluation:
         }
         if isinstance(result.get("instruction_bytes"), dict):
             record["instruction_bytes"] = result["instruction_bytes"]
+        if self.stopping.is_set():
+            # Our own shutdown killed this run, not the agent: no evidence, so --resume redoes it.
+            return record
         self.store.write(record, captured.patch)
         return record
 
