@@ -14,7 +14,7 @@ import re
 import tomllib
 from itertools import product
 
-_MAKE_RULE = re.compile(r"^([^\s:=#][^:=#]*?)\s*::?(?!=)")
+_MAKE_RULE = re.compile(r"^((?:[^\s:=#\\]|\\.)(?:[^:=#\\]|\\.)*?)\s*::?(?!=)")  # `\:` escapes a colon
 _MAKE_DYNAMIC = re.compile(r"^\s*-?(include|sinclude)\s|^%:|^[^\t#]*\$[({]\w*[^:]*:", re.MULTILINE)
 _BRACES = re.compile(r"\{([^{}]*)\}")
 #: tox creates these environments on demand from a plain [testenv].
@@ -32,7 +32,7 @@ def make_targets(text: str) -> frozenset[str] | None:
             continue
         match = _MAKE_RULE.match(line)
         if match and not match.group(1).startswith("."):
-            targets.update(match.group(1).split())
+            targets.update(name.replace("\\:", ":") for name in match.group(1).split())
     return frozenset(targets)
 
 

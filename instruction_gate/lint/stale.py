@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import Callable, Iterator
 
-from instruction_gate.lint import projects
+from instruction_gate.lint import markdown, projects
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
 from instruction_gate.lint.references import Reference, references
@@ -83,10 +84,17 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
                    f"path:{ref.name}", ref.column + 1)
 
 
+#: A command named only to forbid it ("Never run `npm test`") need not exist.
+_FORBIDDING = re.compile(r"\b(never|don't|do not|must not|mustn't|should not|avoid|no longer)\b", re.IGNORECASE)
+
+
 def check(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
         seen = set()
+        lines = markdown.lines(text)
         for ref in references(text):
+            if ref.kind != "path" and _FORBIDDING.search(lines[ref.line - 1].text[:ref.column]):
+                continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
             if finding is not None and (finding.key, finding.line) not in seen:
                 seen.add((finding.key, finding.line))

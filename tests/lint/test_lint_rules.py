@@ -142,3 +142,13 @@ def test_wildcard_host_allow_list(tmp_path):
     files = {"AGENTS.md": "See https://docs.example.com/a and https://example.com.evil.io/b\n"}
     found = findings(tmp_path, files, "IG010", allowed_hosts=("*.example.com",))
     assert [f.message.split("`")[1] for f in found] == ["example.com.evil.io"]
+
+
+def test_commands_named_only_to_forbid_them_need_not_exist(tmp_path):
+    files = {"Makefile": MAKEFILE, "AGENTS.md": "- Never run `npm test` here.\n- Do not use `make deploy`.\n"}
+    assert findings(tmp_path, files, "IG001") == []
+
+
+def test_escaped_colons_in_make_targets(tmp_path):
+    files = {"Makefile": ".PHONY: db\\:migrate\ndb\\:migrate:\n\ttrue\n", "AGENTS.md": "Ask before `make db:migrate`.\n"}
+    assert findings(tmp_path, files, "IG001") == []

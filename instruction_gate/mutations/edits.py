@@ -1,0 +1,102 @@
+"""Operators that alter content: truncate the tail, make a command stale, add a contradiction."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from instruction_gate.lint import markdown
+from instruction_gate.lint.directives import directives
+from instruction_gate.lint.references import references
+from instruction_gate.mutations.model import Files, Mutant, decode, snippet
+from instruction_gate.mutations.structure import rule_spans
+
+#: Suffix that turns a referenced command into one that does not exist.
+STALE_SUFFIX = "-renamed"
+_ITEM_MARKER = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])\s+)")
+
+
+def truncate_tail(files: Files, offset: int | None = None) -> Iterator[Mutant]:
+    """Cut each file at byte `offset` (e.g. an agent's cap, 32 KiB for Codex), as that agent
+    would; without an offset, cut in the middle at a line start. Files not longer than the
+    offset are left alone (no mutant)."""
+    for path, data in sorted(files.items()):
+        cut = offset if offset is not None else _middle_line_start(data)
+        if cut is None or len(data) <= cut:
+            continue
+        kept, lost = data[:cut], decode(data[cut:])
+        line = kept.count(b"\n") + 1
+        first_rule = next((snippet(lost[s:e]) for s, e, _ in rule_spans(lost)), snippet(lost))
+        yield Mutant(f"truncate:{path}:{cut}", "truncate",
+                     f"cut {path} after byte {cut} (line {line}): {len(data) - cut} bytes lost",
+                     first_rule, {path: kept}, path, line)
+
+
+def _middle_line_start(data: bytes) -> int | None:
+    newline = data.find(b"\n", len(data) // 2)
+    return newline + 1 if 0 <= newline < len(data) - 1 else None
+
+
+def stale_command(files: Files) -> Iterator[Mutant]:
+    """Rename one referenced command (make target, script, tox env, nox session, script path)
+    everywhere in its file, so the instructions point to something that does not exist."""
+    for path, data in sorted(files.items()):
+        text = decode(data)
+        groups: dict[tuple[str, str], list] = {}
+        for ref in references(text):
+            groups.setdefault((ref.kind, ref.name), []).append(ref)
+        line_starts = {ln.number: ln.start for ln in markdown.lines(text)}
+        for (kind, name), refs in groups.items():
+            renamed = _stale_name(kind, name)
+            mutated = text
+            for ref in sorted(refs, key=lambda r: (r.line, r.column), reverse=True):
+                at = line_starts[ref.line] + ref.column
+                if mutated[at:at + len(name)] == name:
+                    mutated = mutated[:at] + renamed + mutated[at + len(name):]
+            if mutated == text:
+                continue
+            first = refs[0]
+            yield Mutant(f"stale-command:{path}:{kind}:{name}", "stale-command",
+                         f"renamed {kind} `{name}` to `{renamed}` in {path}", _line(text, first.line),
+                         {path: mutated.encode()}, path, first.line)
+
+
+def _stale_name(kind: str, name: str) -> str:
+    if kind == "path":
+        stem, dot, ext = name.rstrip("/").rpartition(".")
+        return f"{stem}{STALE_SUFFIX}.{ext}" if dot and "/" not in ext else name.rstrip("/") + STALE_SUFFIX
+    return name + STALE_SUFFIX
+
+
+def _line(text: str, number: int) -> str:
+    return snippet(markdown.lines(text)[number - 1].text)
+
+
+_OPPOSITE = {True: "Never", False: "Always"}
+
+
+def contradiction(files: Files) -> Iterator[Mutant]:
+    """After each always/never directive, insert the opposite directive about the same action."""
+    for path, data in sorted(files.items()):
+        text = decode(data)
+        lines = markdown.lines(text)
+        for directive in directives(text):
+            line = lines[directive.line - 1]
+            marker = _ITEM_MARKER.match(line.text)
+            action = directive.raw_action.rstrip(".")
+            inserted = f"{marker.group(1) if marker else ''}{_OPPOSITE[directive.positive]} {action}.\n"
+            at = _end_of_block(text, directive.line)
+            mutated = text[:at] + ("" if at == 0 or text[at - 1] == "\n" else "\n") + inserted + text[at:]
+            yield Mutant(f"contradiction:{path}:{directive.line}:{directive.column}", "contradiction",
+                         f"inserted \"{inserted.strip()}\" after {path}:{directive.line}",
+                         snippet(text[directive.start:directive.end]), {path: mutated.encode()},
+                         path, directive.line)
+
+
+def _end_of_block(text: str, line_number: int) -> int:
+    """End offset of the block (item or paragraph) holding a line."""
+    for block in markdown.blocks(text):
+        last = markdown.line_of(text, max(block.start, block.end - 1))
+        if block.line <= line_number <= last:
+            return block.end
+    return len(text)

@@ -1,0 +1,38 @@
+"""The mutant record every operator produces."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping
+
+#: Instruction files of the base revision: repository-relative path -> bytes.
+Files = Mapping[str, bytes]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberately broken candidate."""
+
+    id: str  #: stable and unique within a run, e.g. `delete-rule:AGENTS.md:12`
+    operator: str  #: the operator (or `patch`) that made it
+    description: str  #: what was done, for the report
+    rule: str  #: the instruction removed or altered (what no task depends on if the mutant survives)
+    changes: dict[str, bytes | None] = field(repr=False)  #: path -> new bytes; None deletes the file
+    path: str | None = None  #: where the change is, for the report
+    line: int | None = None
+
+
+#: An operator turns the base instruction files into mutants.
+Operator = Callable[[Files], Iterator[Mutant]]
+
+
+def snippet(text: str, limit: int = 120) -> str:
+    """One-line excerpt of an instruction for reports."""
+    flat = " ".join(text.split()).lstrip("-*+ ").strip()
+    flat = re.sub(r"^\d+[.)]\s+", "", flat)
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")

@@ -1,0 +1,55 @@
+"""Operators that remove structure: a whole Markdown section, or one rule at a time."""
+
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from instruction_gate.lint import markdown
+from instruction_gate.lint.directives import directives
+from instruction_gate.mutations.model import Files, Mutant, decode, snippet
+
+
+#: A prose sentence starting with one of these is an instruction even without always/never.
+_IMPERATIVE = re.compile(r"^[\s*_>]*(?:run|use|keep|be|do|don't|prefer|avoid|ask|add|write|make|follow|check|"
+                         r"read|open|only|update|put|place|commit|call|request|include|record|report|"
+                         r"never|always|remember|ensure|note)\b", re.IGNORECASE)
+
+
+def rule_spans(text: str) -> list[tuple[int, int, int]]:
+    """(start, end, line) of each rule: every list item, and every instruction sentence in prose
+    (one with an always/never directive or starting with an imperative verb)."""
+    starts = [d.start for d in directives(text)]
+    spans = []
+    for block in markdown.blocks(text):
+        if block.kind == "item":
+            spans.append((block.start, block.end, block.line))
+        elif block.kind == "paragraph":
+            for start, end in markdown.sentences(text, block.start, block.end):
+                if any(start <= d < end for d in starts) or _IMPERATIVE.match(text[start:end]):
+                    spans.append((start, end, markdown.line_of(text, start)))
+    return spans
+
+
+def delete_rule(files: Files) -> Iterator[Mutant]:
+    """One mutant per rule (list item or directive sentence), deleting just that rule."""
+    for path, data in sorted(files.items()):
+        text = decode(data)
+        for start, end, line in rule_spans(text):
+            mutated = text[:start] + text[end:]
+            yield Mutant(f"delete-rule:{path}:{line}", "delete-rule",
+                         f"deleted the rule on {path}:{line}", snippet(text[start:end]),
+                         {path: mutated.encode()}, path, line)
+
+
+def delete_section(files: Files) -> Iterator[Mutant]:
+    """One mutant per Markdown heading section (the heading and its body, subsections included)."""
+    for path, data in sorted(files.items()):
+        text = decode(data)
+        for section in markdown.sections(text):
+            body = text[section.start:section.end]
+            rules = [snippet(body[s:e]) for s, e, _ in rule_spans(body)]
+            yield Mutant(f"delete-section:{path}:{section.line}", "delete-section",
+                         f"deleted section \"{section.title}\" of {path} ({len(rules)} rule(s))",
+                         "; ".join(rules) or snippet(body),
+                         {path: (text[:section.start] + text[section.end:]).encode()}, path, section.line)

@@ -1,0 +1,156 @@
+"""Each mutation operator: it breaks the rule it names (violated), leaves everything else as it
+was (satisfied), and makes no mutant where it does not apply (not applicable)."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from instruction_gate.errors import ConfigError
+from instruction_gate.lint.directives import contradicts, directives
+from instruction_gate.lint.references import references
+from instruction_gate.mutations.edits import contradiction, stale_command, truncate_tail
+from instruction_gate.mutations.operators import OPERATORS, generate
+from instruction_gate.mutations.overrides import swap_overrides
+from instruction_gate.mutations.patches import patch_mutants
+from instruction_gate.mutations.structure import delete_rule, delete_section
+
+AGENTS = """# Guide
+
+Intro for humans. Run `make test` before finishing.
+
+## Testing
+- Always run `make test` before committing.
+- Use `scripts/check.sh` for linting.
+
+## Boundaries
+- Never push to `main`.
+  Ask a maintainer instead.
+"""
+PLAIN = "Just a description of the project, nothing to obey.\n"
+FILES = {"AGENTS.md": AGENTS.encode()}
+
+
+def text(mutant, path="AGENTS.md") -> str:
+    return mutant.changes[path].decode()
+
+
+def test_delete_rule_removes_exactly_one_rule_each():
+    mutants = list(delete_rule(FILES))
+    assert [m.line for m in mutants] == [3, 6, 7, 10]
+    never = next(m for m in mutants if m.line == 10)
+    assert "Never push" not in text(never) and "Ask a maintainer" not in text(never)  # the whole item
+    assert text(never) == AGENTS.replace("- Never push to `main`.\n  Ask a maintainer instead.\n", "")
+    assert never.rule == "Never push to `main`. Ask a maintainer instead."
+    prose = next(m for m in mutants if m.line == 3)
+    assert "Intro for humans." in text(prose) and "Run `make test` before finishing" not in text(prose)
+
+
+def test_delete_rule_not_applicable_without_rules():
+    assert list(delete_rule({"AGENTS.md": PLAIN.encode()})) == []
+
+
+def test_delete_section_removes_heading_and_body_only():
+    mutants = {m.line: m for m in delete_section(FILES)}
+    assert set(mutants) == {1, 5, 9}
+    testing = text(mutants[5])
+    assert "## Testing" not in testing and "make test` before committing" not in testing
+    assert "## Boundaries" in testing and "Intro for humans" in testing
+    assert "2 rule(s)" in mutants[5].description
+
+
+def test_delete_section_not_applicable_without_headings():
+    assert list(delete_section({"AGENTS.md": b"- Always run tests.\n"})) == []
+
+
+def test_truncate_at_an_agent_cap_cuts_only_longer_files():
+    big = b"# Big\n" + b"- rule\n" * 6000  # 42 KiB
+    mutants = list(truncate_tail({"AGENTS.md": big, "small/AGENTS.md": b"- tiny\n"}, offset=32 * 1024))
+    assert [m.path for m in mutants] == ["AGENTS.md"]
+    assert mutants[0].changes["AGENTS.md"] == big[:32 * 1024]
+    assert mutants[0].rule == "rule"
+
+
+def test_truncate_without_offset_cuts_at_a_line_start_in_the_middle():
+    (mutant,) = truncate_tail(FILES)
+    kept = text(mutant)
+    assert AGENTS.startswith(kept) and kept.endswith("\n") and len(AGENTS) // 2 <= len(kept) < len(AGENTS)
+    assert mutant.rule in AGENTS
+
+
+def test_truncate_not_applicable_when_under_the_offset():
+    assert list(truncate_tail(FILES, offset=10_000)) == []
+
+
+def test_stale_command_renames_every_occurrence_in_its_file():
+    mutants = {m.id: m for m in stale_command(FILES)}
+    make = mutants["stale-command:AGENTS.md:make:test"]
+    assert text(make).count("make test-renamed") == 2 and "`make test`" not in text(make)
+    assert [r.name for r in references(text(make)) if r.kind == "make"] == ["test-renamed", "test-renamed"]
+    script = mutants["stale-command:AGENTS.md:path:scripts/check.sh"]
+    assert "`scripts/check-renamed.sh`" in text(script) and "make test`" in text(script)
+
+
+def test_stale_command_not_applicable_without_commands():
+    assert list(stale_command({"AGENTS.md": PLAIN.encode()})) == []
+
+
+def test_contradiction_inserts_the_opposite_rule_next_to_the_original():
+    mutants = {m.line: m for m in contradiction(FILES)}
+    assert set(mutants) == {6, 10}
+    always = text(mutants[6])
+    assert "- Always run `make test` before committing.\n- Never run `make test` before committing.\n" in always
+    found = directives(always)
+    assert any(contradicts(a, b) for a in found for b in found)
+    never = text(mutants[10])
+    assert "  Ask a maintainer instead.\n- Always push to `main`.\n" in never  # after the whole item
+
+
+def test_contradiction_not_applicable_without_directives():
+    assert list(contradiction({"AGENTS.md": PLAIN.encode()})) == []
+
+
+def test_swap_overrides_exchanges_the_pair():
+    files = {"svc/AGENTS.override.md": b"- strict\n", "svc/AGENTS.md": b"- lax\n", "AGENTS.md": b"- root\n"}
+    (mutant,) = swap_overrides(files)
+    assert mutant.changes == {"svc/AGENTS.override.md": b"- lax\n", "svc/AGENTS.md": b"- strict\n"}
+
+
+def test_swap_overrides_not_applicable_to_a_lone_override():
+    assert list(swap_overrides({"svc/AGENTS.override.md": b"- strict\n", "AGENTS.md": b"- root\n"})) == []
+
+
+def _patch(tmp_path, old: str, new: str) -> str:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "AGENTS.md").write_text(old)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "AGENTS.md").write_text(new)
+    diff = subprocess.run(["git", "diff", "--no-index", "a/AGENTS.md", "b/AGENTS.md"], cwd=tmp_path,
+                          capture_output=True, text=True).stdout
+    return diff.replace("a/a/AGENTS.md", "a/AGENTS.md").replace("b/b/AGENTS.md", "b/AGENTS.md")
+
+
+def test_patch_file_mutant_applies_to_base_files(tmp_path):
+    patch = tmp_path / "drop-never.patch"
+    patch.write_text(_patch(tmp_path, AGENTS, AGENTS.replace("- Never push to `main`.\n", "")))
+    (mutant,) = patch_mutants(FILES, [patch])
+    assert mutant.id == "patch:drop-never.patch" and "Never push" in mutant.rule
+    assert text(mutant) == AGENTS.replace("- Never push to `main`.\n", "")
+
+
+def test_patch_that_does_not_apply_is_a_configuration_error(tmp_path):
+    patch = tmp_path / "stale.patch"
+    patch.write_text(_patch(tmp_path, "other\n", "content\n"))
+    with pytest.raises(ConfigError, match="does not apply"):
+        list(patch_mutants(FILES, [patch]))
+
+
+def test_generate_skips_equivalent_mutants_and_unknown_operators():
+    files = {"AGENTS.md": AGENTS.encode(), "svc/AGENTS.override.md": b"- x\n", "svc/AGENTS.md": b"- x\n"}
+    mutants = generate(files)
+    assert not any(m.operator == "swap-overrides" for m in mutants)  # identical pair: nothing to swap
+    assert len({m.id for m in mutants}) == len(mutants)
+    assert {m.operator for m in mutants} == set(OPERATORS) - {"swap-overrides"}
+    with pytest.raises(ConfigError, match="choose from"):
+        generate(files, ["no-such-operator"])
