@@ -1,0 +1,56 @@
+"""`compare`: paired results + policy -> summary.md, summary.json, annotations and the exit code.
+
+Exit 0 pass, 1 gate failure, 2 bad flags/policy/results, 3 could not evaluate (no results, too
+few valid pairs, unequal arm coverage). A summary is written for 0, 1 and 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from instruction_gate import github
+from instruction_gate.comparison import compare
+from instruction_gate.errors import NotEvaluatedError
+from instruction_gate.policy import load_policy
+from instruction_gate.records import write_json_atomic, write_text_atomic
+from instruction_gate.results import ResultSet, load_results
+from instruction_gate.summary_json import build_summary
+from instruction_gate.summary_md import render
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--results", type=Path, action="append", required=True, metavar="PATH",
+                        help="index.json, a list of run records, or a directory of shard outputs; repeatable")
+    parser.add_argument("--policy", type=Path, required=True, help="policy.json (schemas/policy.schema.json)")
+    parser.add_argument("--summary", type=Path, required=True, help="where to write the Markdown summary")
+    parser.add_argument("--json", type=Path, default=None, dest="json_path",
+                        help="where to write summary.json (default: next to --summary)")
+
+
+def run(args: argparse.Namespace) -> int:
+    policy = load_policy(args.policy)
+    load_problems = []
+    try:
+        results = load_results(args.results)
+    except NotEvaluatedError as exc:
+        results, load_problems = ResultSet(), [str(exc)]
+    comparison = compare(results, policy, load_problems)
+    summary = build_summary(comparison)
+    markdown = render(comparison)
+    json_path = args.json_path or args.summary.with_name("summary.json")
+    write_text_atomic(args.summary, markdown)
+    write_json_atomic(json_path, summary)
+    github.append_step_summary(markdown)
+    decision = comparison.decision
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        github.emit_annotations(decision.errors, decision.warnings, sys.stdout)
+    else:
+        for level, messages in (("error", decision.errors), ("warning", decision.warnings)):
+            for message in messages:
+                print(f"{level}: {message}", file=sys.stderr)
+    print(decision.headline)
+    print(f"summary: {args.summary}  json: {json_path}", file=sys.stderr)
+    return decision.exit_code

@@ -1,0 +1,113 @@
+"""One comparison end to end: merged results -> pairs -> metrics, hard gates, power -> decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from instruction_gate import stats
+from instruction_gate.decision import Decision, decide
+from instruction_gate.hardgates import HardFinding, classify
+from instruction_gate.metrics import MetricResult, evaluate_metrics
+from instruction_gate.pairing import Pairing, pair_runs
+from instruction_gate.policy import Policy
+from instruction_gate.results import ResultSet
+
+PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    """Success counts of one task over its valid pairs."""
+
+    task_id: str
+    pairs: int
+    base_resolved: int
+    candidate_resolved: int
+    lost_repeats: tuple[int, ...]  #: resolved in base, not in candidate
+    gained_repeats: tuple[int, ...]  #: resolved in candidate, not in base
+
+    @property
+    def delta(self) -> float:
+        return (self.candidate_resolved - self.base_resolved) / self.pairs
+
+
+@dataclass
+class Comparison:
+    results: ResultSet
+    policy: Policy
+    pairing: Pairing
+    metrics: list[MetricResult]
+    findings: list[HardFinding]
+    tasks: list[TaskRow]
+    power: stats.PowerNote | None
+    provenance: dict[str, dict[str, list[str]]]  #: field -> variant -> distinct values
+    decision: Decision
+
+    def metric(self, name: str) -> MetricResult:
+        return next(m for m in self.metrics if m.spec.name == name)
+
+
+def task_rows(pairing: Pairing) -> list[TaskRow]:
+    grouped: dict[str, list] = {}
+    for pair in pairing.pairs:
+        grouped.setdefault(pair.task_id, []).append(pair)
+    rows = []
+    for task_id, pairs in sorted(grouped.items()):
+        base = [bool(p.base.get("resolved")) for p in pairs]
+        candidate = [bool(p.candidate.get("resolved")) for p in pairs]
+        lost = tuple(p.repeat for p, b, c in zip(pairs, base, candidate) if b and not c)
+        gained = tuple(p.repeat for p, b, c in zip(pairs, base, candidate) if c and not b)
+        rows.append(TaskRow(task_id, len(pairs), sum(base), sum(candidate), lost, gained))
+    return rows
+
+
+def provenance(pairing: Pairing) -> dict[str, dict[str, list[str]]]:
+    seen: dict[str, dict[str, set[str]]] = {f: {"base": set(), "candidate": set()} for f in PROVENANCE_FIELDS}
+    for pair in pairing.pairs:
+        for variant, run in (("base", pair.base), ("candidate", pair.candidate)):
+            for name in PROVENANCE_FIELDS:
+                if run.get(name) is not None:
+                    seen[name][variant].add(str(run[name]))
+    return {name: {v: sorted(values) for v, values in arms.items()} for name, arms in seen.items()}
+
+
+def provenance_warnings(found: dict[str, dict[str, list[str]]]) -> list[str]:
+    """Arms run by different agents or models are not comparable: say so loudly."""
+    return [f"{name} differs between arms: base {arms['base']} vs candidate {arms['candidate']}"
+            for name, arms in found.items() if arms["base"] and arms["candidate"] and arms["base"] != arms["candidate"]]
+
+
+def power_for(success: MetricResult, pairing: Pairing, policy: Policy) -> stats.PowerNote | None:
+    if not pairing.pairs:
+        return None
+    statistics = policy.statistics
+    tasks = max(success.tasks, 1)
+    repeats = success.pairs / tasks if success.pairs else len(pairing.pairs) / tasks
+    bound = success.bound or 0.0
+    note = stats.power_note(success.spread, tasks, repeats, bound, policy.confidence, statistics["power"], None)
+    target = statistics["power_target_drop"]
+    if target is None and note.detectable_drop is not None:
+        target = round(bound + (note.detectable_drop - bound) / 2, 3)
+    if target is None:
+        target = bound + 0.1 if bound + 0.1 <= 1 else None
+    return stats.power_note(success.spread, tasks, repeats, bound, policy.confidence, statistics["power"], target)
+
+
+def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None = None) -> Comparison:
+    pairing = pair_runs(results)
+    metrics = evaluate_metrics(pairing.pairs, policy.soft, policy.statistics)
+    findings = classify(results, policy)
+    found = provenance(pairing)
+    comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,
+                            Decision("error", 3, ""))
+    comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
+    comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found), load_problems)
+    return comparison
+
+
+def as_plain(value: Any) -> Any:
+    """JSON-safe floats: nan and infinities become null."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return None
+    return value

@@ -1,0 +1,87 @@
+"""Hard gates: each hard-failure category of a valid candidate run, judged against its paired base run.
+
+- new: the candidate run fails, its paired base run does not -> a candidate regression.
+- pre-existing: both runs of the pair fail the same way; blocks only with hard.fail_on_preexisting.
+- unpaired: the base run of the pair was lost; treated like a regression (no evidence otherwise).
+- fixed: the base run fails, the candidate run does not (reported, never blocking).
+Runs that are invalid (infrastructure) carry no evidence and are listed with the lost runs instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from instruction_gate.policy import Policy
+from instruction_gate.results import ResultSet
+
+NEW, PREEXISTING, UNPAIRED, FIXED = "new", "pre-existing", "unpaired", "fixed"
+
+#: Category -> run-record evidence list that explains it.
+_EVIDENCE_FIELDS = {
+    "forbidden_file_edited": "forbidden_files",
+    "required_command_missing": "missing_commands",
+    "forbidden_command_observed": "forbidden_commands",
+    "required_policy_event_missing": "missing_events",
+    "instruction_source_missing": "missing_instruction_sources",
+}
+
+
+@dataclass(frozen=True)
+class HardFinding:
+    task_id: str
+    repeat: int
+    category: str
+    status: str  #: new | pre-existing | unpaired | fixed
+    evidence: str
+    blocking: bool
+
+    @property
+    def variant(self) -> str:
+        """Which arm(s) of the pair show the failure."""
+        return {PREEXISTING: "both", FIXED: "base"}.get(self.status, "candidate")
+
+
+def evidence(run: dict[str, Any], category: str) -> str:
+    """A short, human-readable reason taken from the run record."""
+    field_name = _EVIDENCE_FIELDS.get(category)
+    if field_name and run.get(field_name):
+        return ", ".join(map(str, run[field_name]))
+    if category == "required_check_failed":
+        for check in run.get("checks") or []:
+            if check.get("timed_out") or check.get("exit_code") != 0:
+                outcome = "timed out" if check.get("timed_out") else f"exit {check.get('exit_code')}"
+                return f"{' '.join(map(str, check.get('argv') or []))} ({outcome})"
+    if category == "tool_call_cap_exceeded" and run.get("tool_calls") is not None:
+        return f"{run['tool_calls']} tool calls"
+    if category == "provider_cost_cap_exceeded" and run.get("provider_cost_usd") is not None:
+        return f"{run['provider_cost_usd']} USD"
+    return str(run.get("failure_reason") or "")
+
+
+def _categories(run: dict[str, Any] | None) -> list[str] | None:
+    if run is None or run.get("valid", True) is not True:
+        return None
+    return list(dict.fromkeys(map(str, run.get("hard_failures") or [])))
+
+
+def classify(results: ResultSet, policy: Policy) -> list[HardFinding]:
+    findings = []
+    pair_keys = sorted({(t, r) for (t, r, _) in results.runs})
+    for task_id, repeat in pair_keys:
+        base_run = results.runs.get((task_id, repeat, "base"))
+        candidate_run = results.runs.get((task_id, repeat, "candidate"))
+        base, candidate = _categories(base_run), _categories(candidate_run)
+        for category in candidate or []:
+            if base is None:
+                status = UNPAIRED
+            else:
+                status = PREEXISTING if category in base else NEW
+            regression = status != PREEXISTING or bool(policy.hard["fail_on_preexisting"])
+            findings.append(HardFinding(task_id, repeat, category, status, evidence(candidate_run, category),
+                                        regression and policy.blocks_category(category)))
+        if candidate is not None:
+            for category in base or []:
+                if category not in candidate:
+                    findings.append(HardFinding(task_id, repeat, category, FIXED, evidence(base_run, category), False))
+    return findings

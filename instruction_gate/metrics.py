@@ -1,0 +1,145 @@
+"""Soft metrics: per-task paired values -> estimate, interval, p-value and verdict.
+
+Success rate gates on the mean per-task difference (candidate - base). Cost metrics gate on the
+geometric-mean ratio candidate / base: the mean over tasks of each task's mean log ratio,
+back-transformed, so a task that doubles and one that halves cancel out.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from instruction_gate import stats
+from instruction_gate.pairing import Pair
+
+#: Comparisons against a bound tolerate this much floating-point noise.
+_TOLERANCE = 1e-12
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    name: str  #: run-record field
+    policy_key: str  #: bound in policy.soft
+    label: str
+    kind: str  #: "difference" (success rate) or "ratio" (cost)
+    floor: float = 0.0  #: ratios: values below are raised to this before taking logs (zeros)
+    unit: str = ""
+
+
+METRICS: tuple[MetricSpec, ...] = (
+    MetricSpec("resolved", "max_success_rate_drop", "success rate", "difference"),
+    MetricSpec("wall_seconds", "max_paired_wall_time_ratio", "wall time", "ratio", 0.01, "s"),
+    MetricSpec("input_tokens", "max_paired_input_token_ratio", "input tokens", "ratio", 1.0),
+    MetricSpec("output_tokens", "max_paired_output_token_ratio", "output tokens", "ratio", 1.0),
+    MetricSpec("provider_cost_usd", "max_paired_provider_cost_ratio", "provider cost", "ratio", 0.0001, "USD"),
+    MetricSpec("tool_calls", "max_paired_tool_call_ratio", "tool calls", "ratio", 1.0),
+)
+
+PASS, FAIL, INCONCLUSIVE, NOT_GATED = "pass", "fail", "inconclusive", "not_gated"
+
+
+@dataclass
+class MetricResult:
+    spec: MetricSpec
+    bound: float | None
+    pairs: int  #: pairs where both runs report the metric
+    tasks: int
+    estimate: float | None
+    low: float | None  #: None: unbounded
+    high: float | None
+    spread: float  #: standard deviation of the per-task values (log scale for ratios)
+    p_value: float | None
+    verdict: str
+    info: dict[str, Any] = field(default_factory=dict)  #: ratio of totals, median of ratios
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (int, float)) and math.isfinite(value):
+        return float(value)
+    return math.nan
+
+
+def paired_values(pairs: list[Pair], name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(base, candidate) arrays of `name`, nan where a run does not report it."""
+    base = np.fromiter((_number(p.base.get(name)) for p in pairs), float, len(pairs))
+    candidate = np.fromiter((_number(p.candidate.get(name)) for p in pairs), float, len(pairs))
+    return base, candidate
+
+
+def task_means(task_index: np.ndarray, values: np.ndarray, task_count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-task mean of `values` (one per pair) and the number of pairs behind each."""
+    counts = np.bincount(task_index, minlength=task_count)
+    sums = np.bincount(task_index, weights=values, minlength=task_count)
+    present = counts > 0
+    return sums[present] / counts[present], counts[present]
+
+
+def _verdict(spec: MetricSpec, bound: float | None, low: float, high: float) -> str:
+    if bound is None:
+        return NOT_GATED
+    if spec.kind == "difference":
+        limit = -bound
+        if high < limit - _TOLERANCE:
+            return FAIL
+        return PASS if low >= limit - _TOLERANCE else INCONCLUSIVE
+    if low > bound + _TOLERANCE:
+        return FAIL
+    return PASS if high <= bound + _TOLERANCE else INCONCLUSIVE
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def evaluate_metric(spec: MetricSpec, pairs: list[Pair], task_index: np.ndarray, task_count: int,
+                    bound: float | None, statistics: dict[str, Any]) -> MetricResult:
+    base, candidate = paired_values(pairs, spec.name)
+    usable = ~(np.isnan(base) | np.isnan(candidate))
+    confidence = float(statistics["confidence_level"])
+    if not usable.any():
+        verdict = NOT_GATED if bound is None else INCONCLUSIVE
+        return MetricResult(spec, bound, 0, 0, None, None, None, math.nan, None, verdict, {"reason": "no data"})
+    base, candidate, index = base[usable], candidate[usable], task_index[usable]
+    info: dict[str, Any] = {}
+    if spec.kind == "difference":
+        per_task, _ = task_means(index, candidate - base, task_count)
+        interval = stats.t_interval(per_task, confidence, correction=1 / (2 * len(base)))
+        low, high = max(interval.low, -1.0), min(interval.high, 1.0)
+        estimate = interval.estimate
+    else:
+        log_ratio = np.log(np.maximum(candidate, spec.floor)) - np.log(np.maximum(base, spec.floor))
+        per_task, _ = task_means(index, log_ratio, task_count)
+        interval = stats.t_interval(per_task, confidence)
+        estimate, low, high = math.exp(interval.estimate), math.exp(interval.low), math.exp(interval.high)
+        base_total = float(base.sum())
+        info["ratio_of_totals"] = float(candidate.sum()) / base_total if base_total > 0 else None
+        info["median_of_ratios"] = median_of_task_ratios(index, log_ratio, task_count)
+    p_value = stats.sign_flip_p_value(per_task, int(statistics["draws"]), int(statistics["seed"]))
+    verdict = _verdict(spec, bound, low, high)
+    return MetricResult(spec, bound, int(usable.sum()), len(per_task), estimate, _finite(low), _finite(high),
+                        interval.spread, p_value, verdict, info)
+
+
+def median_of_task_ratios(task_index: np.ndarray, log_ratio: np.ndarray, task_count: int) -> float:
+    """Median over tasks of each task's median per-repeat ratio, both medians taken on logs."""
+    order = np.lexsort((log_ratio, task_index))
+    sorted_index, sorted_logs = task_index[order], log_ratio[order]
+    starts = np.flatnonzero(np.r_[True, sorted_index[1:] != sorted_index[:-1]])
+    ends = np.r_[starts[1:], len(sorted_index)]
+    middle_low, middle_high = starts + (ends - starts - 1) // 2, starts + (ends - starts) // 2
+    per_task = (sorted_logs[middle_low] + sorted_logs[middle_high]) / 2
+    return stats.log_median(per_task)
+
+
+def evaluate_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[str, Any]) -> list[MetricResult]:
+    task_ids = sorted({p.task_id for p in pairs})
+    position = {task: i for i, task in enumerate(task_ids)}
+    task_index = np.fromiter((position[p.task_id] for p in pairs), np.int64, len(pairs))
+    return [evaluate_metric(spec, pairs, task_index, len(task_ids), soft.get(spec.policy_key), statistics)
+            for spec in METRICS]

@@ -1,0 +1,129 @@
+"""summary.md: the reviewer's view. A one-line verdict first, then the evidence in tables."""
+
+from __future__ import annotations
+
+from instruction_gate import textfmt as fmt
+from instruction_gate.comparison import Comparison
+from instruction_gate.metrics import NOT_GATED
+
+#: Rows shown per table; the rest is counted and left to summary.json.
+MAX_ROWS = 50
+_ICONS = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "error": "⛔"}
+_PROVENANCE_LABELS = {"agent_name": "agent", "model": "model", "model_snapshot": "model snapshot",
+                      "harness_version": "harness", "adapter_version": "adapter", "container_digest": "container"}
+
+
+def _table(header: list[str], rows: list[list[str]], total: int | None = None) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows[:MAX_ROWS]]
+    hidden = (total if total is not None else len(rows)) - min(len(rows), MAX_ROWS)
+    if hidden > 0:
+        lines.append(f"\n… and {hidden} more rows in summary.json.")
+    return lines
+
+
+def _hard_gates(c: Comparison) -> list[str]:
+    lines = ["### Hard gates", ""]
+    if not c.findings:
+        return lines + ["No hard-gate failure in any valid run.", ""]
+    ordered = sorted(c.findings, key=lambda f: (not f.blocking, f.status, f.task_id, f.repeat))
+    rows = [[fmt.md(f.task_id), str(f.repeat), f.variant, fmt.code(f.category), f.status,
+             "**yes**" if f.blocking else "no", fmt.md(f.evidence, 160)] for f in ordered]
+    lines += _table(["task", "repeat", "variant", "failure", "status", "blocks", "evidence"], rows)
+    policy = c.policy.hard
+    return lines + ["", f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "
+                        f"pair (blocking: {str(policy['fail_on_preexisting']).lower()}); *unpaired* = base run "
+                        f"lost, treated as new; *fixed* = fails in the base run only.", ""]
+
+
+def _metrics(c: Comparison) -> list[str]:
+    level = f"{c.policy.confidence:.0%}"
+    rows = []
+    for m in c.metrics:
+        if m.estimate is None and m.verdict == NOT_GATED:
+            continue
+        verdict = "not gated" if m.verdict == NOT_GATED else f"**{m.verdict.upper()}**"
+        p_value = "n/a" if m.p_value is None else f"{m.p_value:.3g}"
+        info = ""
+        if m.info.get("ratio_of_totals") is not None:
+            info = f"totals ×{m.info['ratio_of_totals']:.2f}, median ×{m.info['median_of_ratios']:.2f}"
+        rows.append([m.spec.label, fmt.estimate(m), fmt.interval(m), fmt.bound(m), verdict, p_value,
+                     f"{m.pairs} ({m.tasks})", info or m.info.get("reason", "")])
+    soft = c.policy.soft
+    lines = ["### Metrics", ""]
+    lines += _table(["metric", "estimate", f"{level} interval", "bound", "verdict", "p", "pairs (tasks)",
+                     "information"], rows)
+    return lines + ["", "Success rate: mean over tasks of each task's paired difference (candidate − base); "
+                        "cost metrics: geometric-mean ratio candidate / base. FAIL = whole interval beyond the "
+                        "bound, PASS = whole interval within it, otherwise INCONCLUSIVE. "
+                        f"Policy: `soft.mode` = {soft['mode']}, `soft.on_inconclusive` = {soft['on_inconclusive']}.",
+                    ""]
+
+
+def _flips(c: Comparison) -> list[str]:
+    lines = ["### Per-task flips", ""]
+    changed = sorted((t for t in c.tasks if t.lost_repeats or t.gained_repeats), key=lambda t: (t.delta, t.task_id))
+    if not changed:
+        return lines + ["No task changed outcome between base and candidate in any pair.", ""]
+    rows = [[fmt.md(t.task_id), str(t.pairs), f"{t.base_resolved}/{t.pairs}", f"{t.candidate_resolved}/{t.pairs}",
+             fmt.signed(t.delta), ", ".join(map(str, t.lost_repeats)), ", ".join(map(str, t.gained_repeats))]
+            for t in changed]
+    return lines + _table(["task", "pairs", "base resolved", "candidate resolved", "Δ", "lost in repeats",
+                           "gained in repeats"], rows) + [""]
+
+
+def _lost(c: Comparison) -> list[str]:
+    lines = ["### Runs lost (excluded from both arms)", ""]
+    if not c.pairing.lost:
+        return lines + [f"None: all {c.pairing.planned_pairs} planned pairs are valid.", ""]
+    rows = [[fmt.md(r.task_id), str(r.repeat), r.variant, fmt.md(r.reason, 160)] for r in c.pairing.lost]
+    return lines + _table(["task", "repeat", "variant", "reason"], rows) + [""]
+
+
+def _power(c: Comparison) -> list[str]:
+    note = c.power
+    if note is None:
+        return []
+    share = f"{c.policy.statistics['power']:.0%}"
+    spread = (f"assumed worst-case spread (sd {note.spread:.2f} per task; the observed one is zero or unknown)"
+              if note.spread_assumed else f"observed spread (sd {note.spread:.2f} per task)")
+    design = f"{note.tasks} tasks × {note.repeats:.3g} repeats"
+    if note.detectable_drop is None:
+        first = f"With {design} and the {spread}, no success-rate drop is detectable with {share} probability."
+    else:
+        first = (f"With {design} and the {spread}, this design fails the gate on a success-rate drop of "
+                 f"{note.detectable_drop:.2f} or more with {share} probability.")
+    second = ""
+    if note.target_drop is not None:
+        if note.tasks_needed is None:
+            second = f" A drop of {note.target_drop:.2f} is not detectable at this repeat count."
+        else:
+            second = (f" Detecting a drop of {note.target_drop:.2f} would take about {note.tasks_needed} tasks "
+                      f"({note.pairs_needed} pairs) at {note.repeats:.3g} repeats per task.")
+    return ["### Power", "", first + second, ""]
+
+
+def _provenance(c: Comparison) -> list[str]:
+    rows = [[label, fmt.md(", ".join(c.provenance[name]["base"]) or "—"),
+             fmt.md(", ".join(c.provenance[name]["candidate"]) or "—")]
+            for name, label in _PROVENANCE_LABELS.items()]
+    header = c.results.header
+    shas = [f"base `{fmt.clip(header.get('base_sha') or '?', 64)}`",
+            f"candidate `{fmt.clip(header.get('candidate_sha') or '?', 64)}`"]
+    if header.get("merge_base_sha"):
+        shas.append(f"merge base `{fmt.clip(header['merge_base_sha'], 64)}`")
+    if c.results.shards:
+        shas.append(f"shards {fmt.md(', '.join(c.results.shards))}")
+    return ["### Provenance", ""] + _table(["", "base", "candidate"], rows) + ["", "Commits: " + ", ".join(shas) + ".", ""]
+
+
+def render(c: Comparison) -> str:
+    decision = c.decision
+    lines = [f"## {_ICONS[decision.verdict]} instruction-gate — {fmt.md(decision.headline, 600)}", ""]
+    if decision.not_evaluated:
+        lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
+    if decision.warnings:
+        lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
+    for section in (_hard_gates, _metrics, _flips, _lost, _power, _provenance):
+        lines += section(c)
+    return "\n".join(lines).rstrip() + "\n"
