@@ -6,13 +6,17 @@ prints a recorded transcript on stdout and exits. What to do comes from its envi
 agent received:
   STANDIN_LOG         directory: each call appends {argv, stdin, cwd, env} to calls.jsonl
   STANDIN_TRANSCRIPTS comma-separated transcript files, one per call (turn)
-  STANDIN_MODE        ok | exit3 | hang | garbage
+  STANDIN_MODE        ok | exit3 | hang | garbage | broker
+In `broker` mode it first calls the provider at $OPENAI_BASE_URL with $OPENAI_API_KEY, then
+writes everything it could read (environment, argv, files in its workspace and home, its
+ancestors' /proc environ and cmdline, the provider's answer) to STANDIN_LOG/dump.json.
 """
 
 import json
 import os
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 NAME = Path(sys.argv[0]).name
@@ -54,6 +58,45 @@ def check_claude(call_index, stdin):
     return stdin
 
 
+def readable_files(root):
+    found = {}
+    for directory, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(directory, name)
+            try:
+                with open(path, "rb") as handle:
+                    found[path] = handle.read().decode("utf-8", errors="replace")
+            except OSError:
+                pass
+    return found
+
+
+def ancestors():
+    """environ and cmdline of every ancestor process this user may read."""
+    seen, pid = {}, os.getppid()
+    while pid > 1:
+        entry = {}
+        for part in ("environ", "cmdline"):
+            try:
+                entry[part] = Path(f"/proc/{pid}/{part}").read_bytes().decode("utf-8", errors="replace")
+            except OSError:
+                entry[part] = None
+        seen[pid] = entry
+        pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    return seen
+
+
+def call_provider_and_dump(log):
+    request = urllib.request.Request(
+        os.environ["OPENAI_BASE_URL"] + "/responses", data=b'{"model":"m","input":"hi","stream":true}',
+        headers={"Authorization": "Bearer " + os.environ["OPENAI_API_KEY"], "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer = {"status": response.status, "headers": dict(response.headers), "body": response.read().decode()}
+    dump = {"env": dict(os.environ), "argv": sys.argv, "answer": answer, "ancestors": ancestors(),
+            "files": {**readable_files(os.getcwd()), **readable_files(os.environ["HOME"])}}
+    (log / "dump.json").write_text(json.dumps(dump))
+
+
 def main():
     if ARGS == ["--version"]:
         print("codex-cli 0.46.0" if NAME == "codex" else "2.0.14 (Claude Code)")
@@ -73,6 +116,8 @@ def main():
     if mode == "hang":
         print(json.dumps({"type": "thread.started", "thread_id": "hang"}), flush=True)
         time.sleep(600)
+    if mode == "broker":
+        call_provider_and_dump(log)
     transcripts = os.environ["STANDIN_TRANSCRIPTS"].split(",")
     text = Path(transcripts[call_index]).read_text().replace("/REPO", os.environ["STANDIN_REPO"])
     sys.stdout.write(text.replace("PROMPT_ECHO", prompt.strip()))
