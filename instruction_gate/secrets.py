@@ -6,6 +6,7 @@ values (and the broker token's) are redacted from everything written to disk.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Mapping
@@ -54,8 +55,10 @@ class Redactor:
     secret_values: tuple[str, ...] = ()
 
     def __call__(self, text: str) -> str:
-        # Longest first, so a secret containing another is replaced whole.
+        # Longest first, so a secret containing another is replaced whole. Records are JSON, where a
+        # quote, backslash or non-ASCII character of a secret is escaped: redact those spellings too.
         for value in self.secret_values:
-            if value in text:
-                text = text.replace(value, REDACTED)
+            for form in (value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]):
+                if form in text:
+                    text = text.replace(form, REDACTED)
         return text
