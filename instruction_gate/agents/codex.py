@@ -10,6 +10,7 @@ from instruction_gate.agents.codex_stream import CodexStream
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES, LoadedFile, codex_chain
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
+from instruction_gate.errors import ConfigError
 
 OPTIONS = (
     OptionSpec("binary", "Codex executable (default: codex on the agent's PATH)"),
@@ -20,9 +21,25 @@ OPTIONS = (
     OptionSpec("fallback_names", "comma-separated project_doc_fallback_filenames"),
     OptionSpec("doc_budget_bytes", f"project_doc_max_bytes (default {CODEX_BUDGET_BYTES})"),
     OptionSpec("usage", "cumulative (default: Codex reports running totals) or per_turn"),
+    OptionSpec("price_per_mtok", "USD per million tokens as INPUT,CACHED_INPUT,OUTPUT, to report "
+                                 "provider_cost_usd (Codex prints no cost)"),
     OptionSpec("timeout_seconds", "the adapter's own limit, if below the runner's"),
 )
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
+
+
+def _prices(options: Options) -> tuple[float, float, float] | None:
+    parts = options.names("price_per_mtok")
+    if not parts:
+        return None
+    try:
+        prices = tuple(float(p) for p in parts)
+    except ValueError:
+        prices = ()
+    if len(prices) != 3 or min(prices) < 0:
+        raise ConfigError("invalid adapter option",
+                          ["adapter_options::$.price_per_mtok: expected INPUT,CACHED_INPUT,OUTPUT in USD"])
+    return prices  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,7 @@ class CodexAgent:
     fallback_names: tuple[str, ...] = ()
     doc_budget_bytes: int = CODEX_BUDGET_BYTES
     cumulative_usage: bool = True
+    prices_per_mtok: tuple[float, float, float] | None = None  #: input, cached input, output
     agent_name: str = "codex"
 
     @classmethod
@@ -49,7 +67,8 @@ class CodexAgent:
             ephemeral=bool(options.flag("ephemeral", turns == 1)) and turns == 1,
             fallback_names=options.names("fallback_names"),
             doc_budget_bytes=options.integer("doc_budget_bytes", CODEX_BUDGET_BYTES),  # type: ignore[arg-type]
-            cumulative_usage=options.choice("usage", ("cumulative", "per_turn"), "cumulative") == "cumulative")
+            cumulative_usage=options.choice("usage", ("cumulative", "per_turn"), "cumulative") == "cumulative",
+            prices_per_mtok=_prices(options))
 
     def _config_args(self) -> list[str]:
         """`-c` overrides: valid for both `exec` and `exec resume`, and they keep Codex's
@@ -75,7 +94,8 @@ class CodexAgent:
         return None
 
     def new_parser(self, request: AdapterRequest) -> StreamParser:
-        return CodexStream(request.repo_root, cumulative_usage=self.cumulative_usage)
+        return CodexStream(request.repo_root, cumulative_usage=self.cumulative_usage,
+                           prices_per_mtok=self.prices_per_mtok)
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
         return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names)

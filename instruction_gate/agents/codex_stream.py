@@ -41,9 +41,11 @@ def _count(value: Any) -> int:
 class CodexStream(StreamParser):
     """State of one Codex run across its `codex exec` and `codex exec resume` processes."""
 
-    def __init__(self, repo_root, cumulative_usage: bool = True):
+    def __init__(self, repo_root, cumulative_usage: bool = True,
+                 prices_per_mtok: tuple[float, float, float] | None = None):
         super().__init__(repo_root)
         self.cumulative_usage = cumulative_usage
+        self.prices_per_mtok = prices_per_mtok
         self._last_totals: tuple[int, int, int] | None = None
         self._open_commands: dict[str, str] = {}  # item id -> command, started but not completed
         self._done_items: set[str] = set()
@@ -85,6 +87,11 @@ class CodexStream(StreamParser):
             delta = totals
         self._last_totals = totals
         self.usage.add(*delta)
+        if self.prices_per_mtok is not None:
+            input_price, cached_price, output_price = self.prices_per_mtok
+            uncached = (self.usage.input_tokens or 0) - (self.usage.cached_input_tokens or 0)
+            self.cost_usd = (uncached * input_price + (self.usage.cached_input_tokens or 0) * cached_price
+                             + (self.usage.output_tokens or 0) * output_price) / 1e6
 
     def _item(self, item: dict[str, Any], completed: bool) -> list[dict[str, Any]]:
         item_id = str(item.get("id", ""))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from agent_helpers import exited, parse, transcript_lines
 
 from instruction_gate.agents.codex_stream import CodexStream, unwrap_shell
@@ -115,3 +116,11 @@ def test_shell_wrappers_are_unwrapped_only_when_exact():
 
 def test_transcript_lines_substitute_repo(repo):
     assert any(str(repo).encode() in line for line in transcript_lines("codex_full.jsonl", repo))
+
+
+def test_cost_from_configured_prices(repo):
+    parser = CodexStream(repo, prices_per_mtok=(1.25, 0.125, 10.0))
+    parser.feed(b'{"type":"turn.completed","usage":{"input_tokens":1000000,"cached_input_tokens":400000,'
+                b'"output_tokens":100000}}')
+    assert parser.cost_usd == pytest.approx(0.6 * 1.25 + 0.4 * 0.125 + 0.1 * 10.0)
+    assert CodexStream(repo).cost_usd is None
