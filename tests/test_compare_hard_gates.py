@@ -1,0 +1,95 @@
+"""Hard gates: candidate regressions vs pre-existing failures, and the policy flags."""
+
+from __future__ import annotations
+
+import pytest
+
+from compare_builders import index, outcome_runs, policy
+from instruction_gate.hardgates import classify
+from instruction_gate.policy import CATEGORY_FLAGS, policy_from_dict
+from instruction_gate.results import ResultSet
+from test_compare_cli import compare
+
+
+def runs_with(failures: dict[tuple[str, int, str], list[str]], **extra):
+    runs = outcome_runs({f"t{i}": [(True, True), (True, True)] for i in range(3)})
+    for record in runs:
+        key = (record["task_id"], record["repeat"], record["variant"])
+        if key in failures:
+            record["hard_failures"] = failures[key]
+            record.update(extra)
+    return runs
+
+
+PREEXISTING = {("t0", 0, "base"): ["forbidden_file_edited"], ("t0", 0, "candidate"): ["forbidden_file_edited"]}
+NEW = {("t1", 1, "candidate"): ["forbidden_command_observed"]}
+
+
+def test_preexisting_failures_do_not_block_by_default(tmp_path):
+    code, summary, markdown = compare(tmp_path, index(runs_with(PREEXISTING, forbidden_files=["infra/prod/a.tf"])),
+                                      policy())
+    assert code == 0 and summary["verdict"] == "pass"
+    assert summary["hard_failures"] == [{"task_id": "t0", "repeat": 0, "variant": "both",
+                                         "category": "forbidden_file_edited", "status": "pre-existing",
+                                         "blocking": False, "evidence": "infra/prod/a.tf"}]
+    assert "| t0 | 0 | both | `forbidden_file_edited` | pre-existing | no | infra/prod/a.tf |" in markdown
+
+
+def test_preexisting_failures_block_when_policy_says_so(tmp_path):
+    code, summary, _ = compare(tmp_path, index(runs_with(PREEXISTING)), policy(hard={"fail_on_preexisting": True}))
+    assert code == 1 and summary["failures"] == ["hard.forbidden_file_edited"]
+
+
+def test_new_candidate_failure_blocks_even_in_warn_mode(tmp_path):
+    code, summary, _ = compare(tmp_path, index(runs_with(NEW, forbidden_commands=["git push --force"])),
+                               policy({"mode": "warn"}))
+    assert code == 1 and summary["verdict"] == "fail"
+    assert summary["errors"] == ["hard gate forbidden_command_observed (new) in t1 repeat 1: git push --force"]
+
+
+@pytest.mark.parametrize("hard", [{"fail_on_policy_violation": False},
+                                  {"categories": {"forbidden_command_observed": False}}])
+def test_policy_flags_can_switch_a_category_off(tmp_path, hard):
+    code, summary, _ = compare(tmp_path, index(runs_with(NEW)), policy(hard=hard))
+    assert code == 0 and summary["hard_failures"][0]["blocking"] is False
+    assert "not blocking by policy" in summary["warnings"][0]
+
+
+def test_category_override_beats_group_flag():
+    chosen = policy_from_dict(policy(hard={"fail_on_policy_violation": False,
+                                           "categories": {"required_command_missing": True}}))
+    assert chosen.blocks_category("required_command_missing")
+    assert not chosen.blocks_category("forbidden_command_observed")
+    assert chosen.blocks_category("some_future_category")  # fail_on_unknown_category defaults to true
+
+
+def test_every_reference_category_has_a_documented_flag():
+    properties = policy_from_dict({}).hard
+    assert len(CATEGORY_FLAGS) == 12 and all(flag in properties for flag in CATEGORY_FLAGS.values())
+
+
+def test_fixed_unpaired_and_invalid_runs():
+    runs = runs_with({("t0", 0, "base"): ["required_check_failed"], ("t2", 1, "candidate"): ["tool_call_cap_exceeded"],
+                      ("t1", 0, "candidate"): ["agent_not_completed"]}, tool_calls=99)
+    for record in runs:
+        if (record["task_id"], record["repeat"], record["variant"]) == ("t2", 1, "base"):
+            record["valid"] = False
+        if (record["task_id"], record["repeat"]) == ("t1", 0):
+            record["valid"] = False  # an infrastructure failure carries no evidence
+    result = ResultSet(runs={(r["task_id"], r["repeat"], r["variant"]): r for r in runs})
+    findings = {(f.task_id, f.category): f for f in classify(result, policy_from_dict({}))}
+    assert findings[("t0", "required_check_failed")].status == "fixed"
+    assert not findings[("t0", "required_check_failed")].blocking
+    assert findings[("t2", "tool_call_cap_exceeded")].status == "unpaired"
+    assert findings[("t2", "tool_call_cap_exceeded")].blocking
+    assert findings[("t2", "tool_call_cap_exceeded")].evidence == "99 tool calls"
+    assert ("t1", "agent_not_completed") not in findings
+
+
+def test_hard_regressions_fail_even_when_statistics_cannot_be_evaluated(tmp_path):
+    runs = runs_with(NEW)
+    for record in runs:
+        if record["task_id"] != "t1":
+            record["valid"] = False
+    code, summary, _ = compare(tmp_path, index(runs), policy())
+    assert code == 1 and summary["verdict"] == "fail" and summary["not_evaluated"]
