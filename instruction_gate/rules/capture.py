@@ -1,0 +1,93 @@
+"""The final-state evidence rules need beyond the patch: created files' bytes and the agent's commits.
+
+The agent's workspace is untrusted. Created files are read with no symlink followed and only
+when they are regular files inside the workspace; the agent's commits are read through the
+harness's own git directory (trusted config, hooks off), borrowing the workspace's objects
+read-only, with the commit id taken from the workspace's HEAD only when it is plain hex.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from pathlib import Path
+
+from instruction_gate import git
+from instruction_gate.rules.bundle import Commit
+from instruction_gate.workspace import Stage
+
+#: Created files larger than this are not read; rules that need their content end undetermined.
+MAX_CREATED_FILE_BYTES = 1 << 20
+#: Commits read per run (an agent committing in a loop must not stall the harness).
+MAX_COMMITS = 50
+_HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+
+
+def created_paths(stage: Stage, input_tree: str, agent_tree: str) -> list[str]:
+    out = stage.git("diff-tree", "-r", "-z", "--name-only", "--diff-filter=A", input_tree, agent_tree).stdout
+    return git.split_z(out)
+
+
+def read_regular_file(root: Path, path: str) -> bytes | None:
+    """Bytes of `root/path` if it is a regular file reached without symlinks; else None."""
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+        for part in path.split("/")[:-1]:
+            next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = next_fd
+        file_fd = os.open(path.split("/")[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        os.close(fd)
+        with os.fdopen(file_fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CREATED_FILE_BYTES:
+                return None
+            return handle.read(MAX_CREATED_FILE_BYTES + 1)[:MAX_CREATED_FILE_BYTES]
+    except OSError:
+        return None
+
+
+def created_files(stage: Stage, input_tree: str, agent_tree: str, work_tree: Path) -> dict[str, bytes | None]:
+    return {p: read_regular_file(work_tree, p) for p in created_paths(stage, input_tree, agent_tree)}
+
+
+def workspace_head(dot_git: Path) -> str | None:
+    """The commit the workspace's HEAD names (loose or packed ref, or detached), when it is plain hex."""
+    try:
+        head = (dot_git / "HEAD").read_text(errors="replace").strip()
+        if _HEX.fullmatch(head):
+            return head
+        ref = head.removeprefix("ref: ").strip()
+        if not ref.startswith("refs/") or ".." in ref:
+            return None
+        loose = dot_git / ref
+        if loose.is_file() and not loose.is_symlink():
+            value = loose.read_text(errors="replace").strip()
+            return value if _HEX.fullmatch(value) else None
+        for line in (dot_git / "packed-refs").read_text(errors="replace").splitlines():
+            parts = line.split(" ", 1)
+            if len(parts) == 2 and parts[1] == ref and _HEX.fullmatch(parts[0]):
+                return parts[0]
+    except OSError:
+        return None
+    return None
+
+
+def agent_commits(stage: Stage, work_tree: Path, input_commit: str) -> tuple[Commit, ...] | None:
+    """Commits the agent added on top of its input commit, oldest first; None when unreadable."""
+    head = workspace_head(work_tree / ".git")
+    if head is None:
+        return None
+    if head == input_commit:
+        return ()
+    env = {"GIT_DIR": str(stage.git_dir), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(work_tree / ".git" / "objects")}
+    result = git.git("-c", "log.showSignature=false", "log", "-z", "--reverse", f"--max-count={MAX_COMMITS}",
+                     "--format=%H%n%B", head, f"^{input_commit}", "--", cwd=stage.root, env=env, check=False)
+    if not result.ok:
+        return None
+    commits = []
+    for entry in git.split_z(result.stdout):
+        sha, _, message = entry.strip("\n").partition("\n")
+        commits.append(Commit(sha, message.strip("\n")))
+    return tuple(commits)
