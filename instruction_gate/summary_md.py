@@ -37,6 +37,9 @@ def _hard_gates(c: Comparison) -> list[str]:
 
 
 def _metrics(c: Comparison) -> list[str]:
+    if c.decision.not_evaluated:
+        return ["### Metrics", "", "Not reported: too few comparable pairs (see above); summary.json keeps the "
+                "figures for diagnosis.", ""]
     level = f"{c.policy.confidence:.0%}"
     rows = []
     for m in c.metrics:
@@ -82,7 +85,7 @@ def _lost(c: Comparison) -> list[str]:
 
 def _power(c: Comparison) -> list[str]:
     note = c.power
-    if note is None:
+    if note is None or c.decision.not_evaluated:
         return []
     share = f"{c.policy.statistics['power']:.0%}"
     spread = (f"assumed worst-case spread (sd {note.spread:.2f} per task; the observed one is zero or unknown)"

@@ -6,6 +6,11 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+import jsonschema
+
+from instruction_gate.cli import main
+from instruction_gate.schemas import load_schema
+
 BASE_SHA = "1" * 40
 CANDIDATE_SHA = "2" * 40
 
@@ -52,6 +57,22 @@ def write_json(path: Path, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     return path
+
+
+def compare(tmp_path, data, policy_data, *extra, results=None):
+    """Run `compare` like the workflow does; return (exit code, summary.json, summary.md)."""
+    results = results or [write_json(tmp_path / "out" / "index.json", data)]
+    policy_path = write_json(tmp_path / "policy.json", policy_data)
+    argv = [a for path in results for a in ("--results", str(path))]
+    code = main([*argv, "--policy", str(policy_path), "--summary", str(tmp_path / "out" / "summary.md"), *extra],
+                only="compare")
+    summary_path = tmp_path / "out" / "summary.json"
+    summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
+    if summary is not None:
+        jsonschema.validate(summary, load_schema("summary"))
+        assert list(summary)[0] == "schema_version"
+    markdown = (tmp_path / "out" / "summary.md").read_text() if (tmp_path / "out" / "summary.md").exists() else ""
+    return code, summary, markdown
 
 
 def policy(soft: dict[str, Any] | None = None, hard: dict[str, Any] | None = None,

@@ -5,28 +5,10 @@ from __future__ import annotations
 import json
 import math
 
-import jsonschema
 import pytest
 
-from compare_builders import golden_scenarios, index, outcome_runs, policy, run, write_json
+from compare_builders import compare, golden_scenarios, index, outcome_runs, policy, run, write_json
 from instruction_gate.cli import main
-from instruction_gate.schemas import load_schema
-
-
-def compare(tmp_path, data, policy_data, *extra, results=None):
-    """Run `compare` like the workflow does; return (exit code, summary.json, summary.md)."""
-    results = results or [write_json(tmp_path / "out" / "index.json", data)]
-    policy_path = write_json(tmp_path / "policy.json", policy_data)
-    argv = [a for path in results for a in ("--results", str(path))]
-    code = main([*argv, "--policy", str(policy_path), "--summary", str(tmp_path / "out" / "summary.md"), *extra],
-                only="compare")
-    summary_path = tmp_path / "out" / "summary.json"
-    summary = json.loads(summary_path.read_text()) if summary_path.exists() else None
-    if summary is not None:
-        jsonschema.validate(summary, load_schema("summary"))
-        assert list(summary)[0] == "schema_version"
-    markdown = (tmp_path / "out" / "summary.md").read_text() if (tmp_path / "out" / "summary.md").exists() else ""
-    return code, summary, markdown
 
 
 # Per task (r=2): deltas -1, -1, -0.5, -1, -0.5, -1.

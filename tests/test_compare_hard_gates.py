@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from compare_builders import index, outcome_runs, policy
+from compare_builders import compare, index, outcome_runs, policy
 from instruction_gate.hardgates import classify
 from instruction_gate.policy import CATEGORY_FLAGS, policy_from_dict
 from instruction_gate.results import ResultSet
-from test_compare_cli import compare
 
 
 def runs_with(failures: dict[tuple[str, int, str], list[str]], **extra):
