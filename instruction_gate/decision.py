@@ -15,6 +15,7 @@ from instruction_gate.hardgates import NEW, UNPAIRED, HardFinding
 from instruction_gate.metrics import FAIL, INCONCLUSIVE, MetricResult
 from instruction_gate.pairing import Pairing
 from instruction_gate.policy import Policy
+from instruction_gate.textfmt import bound as fmt_bound
 from instruction_gate.textfmt import describe_metric
 
 
@@ -79,12 +80,11 @@ def decide(pairing: Pairing, metrics: list[MetricResult], findings: list[HardFin
     decision.failures.extend(m.spec.policy_key for m in failed)
     for metric in failed:
         (decision.errors if soft["mode"] == "fail" else decision.warnings).append(
-            f"{metric.spec.label} {describe_metric(metric)}: the whole interval is beyond the bound")
+            f"{metric.spec.label} {describe_metric(metric)} is wholly beyond the bound {fmt_bound(metric)}")
     for metric in unsure:
         if soft["on_inconclusive"] != "pass":
             (decision.errors if soft["on_inconclusive"] == "fail" else decision.warnings).append(
-                f"{metric.spec.label} {describe_metric(metric)}: inconclusive (the interval straddles the bound"
-                + (" or there is no data)" if metric.estimate is None else ")"))
+                f"{metric.spec.label} {describe_metric(metric)} is inconclusive against the bound {fmt_bound(metric)}")
 
     blocks = bool(blocking) or (failed and soft["mode"] == "fail") or (unsure and soft["on_inconclusive"] == "fail")
     decision.exit_code = EXIT_GATE_FAILURE if blocks else EXIT_PASS
@@ -100,7 +100,7 @@ def _headline(decision: Decision, blocking: list, failed: list, unsure: list, pa
     parts = []
     if blocking:
         parts.append(f"{len(blocking)} blocking hard-gate finding{'s' if len(blocking) > 1 else ''}")
-    parts.extend(f"{m.spec.label} {describe_metric(m)} beyond the bound" for m in failed)
+    parts.extend(f"{m.spec.label} {describe_metric(m)} beyond the bound {fmt_bound(m)}" for m in failed)
     if unsure:
         parts.append("inconclusive: " + ", ".join(m.spec.label for m in unsure))
     if not parts:

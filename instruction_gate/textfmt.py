@@ -47,10 +47,10 @@ def bound(metric: MetricResult) -> str:
 
 
 def describe_metric(metric: MetricResult) -> str:
-    """E.g. `−0.40 [−0.62, −0.18], bound −0.10`."""
+    """E.g. `−0.40 [−0.62, −0.18]`."""
     if metric.estimate is None:
         return "no data"
-    return f"{estimate(metric)} {interval(metric)}, bound {bound(metric)}"
+    return f"{estimate(metric)} {interval(metric)}"
 
 
 def clip(text: str, limit: int = 200) -> str:
