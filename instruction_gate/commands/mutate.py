@@ -1,0 +1,145 @@
+"""`mutate`: does the suite see broken instructions? Mutation testing of the instruction files.
+
+For a base commit it generates mutants (operators and `mutations/*.patch`), commits each in a
+private scratch repository, runs the suite's base arm once and each mutant's candidate arm,
+and lets the compare engine judge every mutant. A mutant the gate fails is killed; one it
+passes survives and names an instruction no task depends on. An A/A control (candidate
+identical to base) must survive. Exit 1 when the control is killed or the score is below
+`--min-score`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+from pathlib import Path
+
+from instruction_gate import manifest as manifest_mod
+from instruction_gate import summary_json
+from instruction_gate.adapter import resolve_command
+from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
+from instruction_gate.comparison import compare
+from instruction_gate.contract import missing_suite_files, read_tree, resolve_commit
+from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
+from instruction_gate.mutations.model import Mutant
+from instruction_gate.mutations.operators import OPERATORS, generate
+from instruction_gate.mutations.report import NOT_EVALUATED, SURVIVED, MutationReport, Outcome, markdown, status_of, to_json
+from instruction_gate.mutations.scratch import ScratchRepo
+from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
+from instruction_gate.policy import Policy, load_policy, policy_from_dict
+from instruction_gate.prepare import check_all, repo_root
+from instruction_gate.records import write_json_atomic, write_text_atomic
+from instruction_gate.results import load_results
+from instruction_gate.secrets import split_environment
+from instruction_gate.workspace import VARIANTS
+
+#: Agent names accepted by --truncate-at, with their documented instruction byte caps.
+AGENT_CAPS = {"codex": CODEX_BUDGET_BYTES}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", type=Path, default=Path("."), help="repository root (default: .)")
+    parser.add_argument("--manifest", type=Path, required=True, help="suite manifest (JSON or YAML)")
+    parser.add_argument("--base", required=True, help="commit whose instruction files are mutated")
+    parser.add_argument("--out", type=Path, required=True, help="output directory (runs, mutation.json, mutation.md)")
+    parser.add_argument("--adapter", help="adapter command (default: $AGENT_ADAPTER_CMD)")
+    parser.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--policy", type=Path, help="policy.json (default: policy.json next to the manifest)")
+    parser.add_argument("--operators", nargs="*", default=list(OPERATORS), metavar="NAME",
+                        help=f"mutation operators (default: all of {', '.join(OPERATORS)}; none: patch files only)")
+    parser.add_argument("--patches", type=Path, nargs="*",
+                        help="patch files to apply as mutants (default: mutations/*.patch next to the manifest)")
+    parser.add_argument("--truncate-at", help="byte offset or agent name (codex = 32 KiB) for the truncate operator; "
+                        "default: the middle of each file")
+    parser.add_argument("--max-mutants", type=int, help="evaluate at most this many mutants (patch files first)")
+    parser.add_argument("--min-score", type=float, help="fail (exit 1) when killed/total is below this fraction")
+    parser.add_argument("--tasks", nargs="+", metavar="ID", help="run only these task ids")
+    parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
+    parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
+    parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
+
+
+def _truncate_at(value: str | None) -> int | None:
+    if value is None:
+        return None
+    if value in AGENT_CAPS:
+        return AGENT_CAPS[value]
+    if not value.isdigit() or int(value) < 1:
+        raise ConfigError(f"--truncate-at: expected a positive byte count or one of {list(AGENT_CAPS)}, got {value!r}")
+    return int(value)
+
+
+def _policy(args: argparse.Namespace) -> Policy:
+    path = args.policy or (args.manifest.parent / "policy.json")
+    if args.policy is None and not path.is_file():
+        return policy_from_dict({}, "default policy")
+    return load_policy(path)
+
+
+def _slug(number: int, mutant: Mutant) -> str:
+    return f"{number:03d}-" + re.sub(r"[^A-Za-z0-9._-]+", "_", mutant.id)[:80]
+
+
+def judge(results_dir: Path, policy: Policy, mutant: Mutant | None, candidate_sha: str) -> Outcome:
+    """Compare one mutant's runs (its candidate arm + the shared base arm) as compare would."""
+    try:
+        comparison = compare(load_results([results_dir / "index.json"]), policy)
+    except GateError as exc:
+        return Outcome(mutant, NOT_EVALUATED, str(exc).splitlines()[0], candidate_sha, str(results_dir))
+    write_json_atomic(results_dir / "summary.json", summary_json.build_summary(comparison))
+    decision = comparison.decision
+    return Outcome(mutant, status_of(decision.exit_code), decision.headline, candidate_sha, str(results_dir))
+
+
+def run(args: argparse.Namespace) -> int:
+    command = args.adapter or os.environ.get("AGENT_ADAPTER_CMD")
+    if not command:
+        raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
+    for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{flag}: must be at least 1")
+    repo = repo_root(args.repo)
+    manifest = manifest_mod.load(args.manifest)
+    base_sha = resolve_commit(repo, args.base, "base")
+    problems = missing_suite_files(manifest, read_tree(repo, base_sha), str(args.manifest))
+    if problems:
+        raise ConfigError(f"{args.manifest}: references files missing at the base commit", problems)
+    unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
+    if unknown:
+        raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
+    policy = _policy(args)
+    patches = args.patches if args.patches is not None else sorted((args.manifest.parent / "mutations").glob("*.patch"))
+    options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
+    repeats = args.repeats or manifest.repeats
+    with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
+        suite = manifest_mod.load(scratch.manifest_path)
+        mutants = generate(scratch.instruction_files(base_sha, suite), args.operators, patches,
+                           _truncate_at(args.truncate_at))[: args.max_mutants]
+        runner = SuiteRunner(scratch.root, suite, resolve_command(command, Path.cwd()), split_environment(),
+                             repeats, args.jobs, options, args.temp_dir, args.tasks)
+        print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
+              f"{len(runner.tasks)} task(s)", file=sys.stderr)
+        control_dir = args.out / "control"
+        control_store = runner.run(scratch.control_contract(base_sha, suite), control_dir, VARIANTS)
+        control = judge(control_dir, policy, None, base_sha)
+        base_runs = {k: v for k, v in control_store.runs.items() if k[2] == "base"}
+        outcomes = []
+        for number, mutant in enumerate(mutants, start=1):
+            sha = scratch.commit(base_sha, mutant.changes, f"instruction-gate mutant {mutant.id}")
+            contract = check_all(scratch.root, scratch.manifest_path, base_sha, sha).contract
+            results_dir = args.out / "mutants" / _slug(number, mutant)
+            adopt_base_runs(runner.run(contract, results_dir, ("candidate",)), base_runs)
+            outcomes.append(judge(results_dir, policy, mutant, sha))
+            print(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
+    naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
+    report = MutationReport(base_sha, control, outcomes, runner.executed, naive)
+    summary = markdown(report)
+    write_text_atomic(args.out / "mutation.md", summary + "\n")
+    write_json_atomic(args.out / "mutation.json", to_json(report))
+    print(summary)
+    if control.status == NOT_EVALUATED:
+        return EXIT_NOT_EVALUATED
+    too_low = args.min_score is not None and (report.score or 0.0) < args.min_score
+    return EXIT_GATE_FAILURE if control.status != SURVIVED or too_low else EXIT_PASS

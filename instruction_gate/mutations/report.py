@@ -1,0 +1,96 @@
+"""Mutation results: the score, the control, the surviving instructions; Markdown and JSON."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
+from instruction_gate.mutations.model import Mutant
+from instruction_gate.records import RECORD_SCHEMA_VERSION
+
+KILLED, SURVIVED, NOT_EVALUATED = "killed", "survived", "not evaluated"
+
+
+def status_of(exit_code: int) -> str:
+    """The gate's exit code on a mutant: failing it kills the mutant."""
+    return {EXIT_GATE_FAILURE: KILLED, EXIT_PASS: SURVIVED}.get(exit_code, NOT_EVALUATED)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the gate said about one mutant (or the A/A control)."""
+
+    mutant: Mutant | None  #: None for the A/A control
+    status: str  #: killed | survived | not evaluated
+    headline: str  #: the compare engine's one-line decision
+    candidate_sha: str
+    results: str  #: directory with the runs and summary.json
+
+
+@dataclass(frozen=True)
+class MutationReport:
+    base_sha: str
+    control: Outcome
+    outcomes: list[Outcome]
+    agent_runs: int  #: runs actually executed (base once, candidate per mutant, plus the control)
+    naive_agent_runs: int  #: a full paired evaluation per mutant and for the control
+
+    @property
+    def killed(self) -> int:
+        return sum(o.status == KILLED for o in self.outcomes)
+
+    @property
+    def score(self) -> float | None:
+        return self.killed / len(self.outcomes) if self.outcomes else None
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(report: MutationReport) -> str:
+    total, killed = len(report.outcomes), report.killed
+    score = f"{report.score:.0%}" if report.score is not None else "n/a"
+    control_ok = report.control.status == SURVIVED
+    lines = ["## Mutation testing", "",
+             f"Mutation score: **{killed}/{total} killed** ({score}) against base `{report.base_sha[:12]}`.",
+             f"A/A control (candidate identical to base): **{report.control.status}**"
+             + (" as it must." if control_ok else " — the gate fails identical instructions; its verdicts are not "
+                                                  "trustworthy until this is fixed."),
+             f"Agent runs: {report.agent_runs} (base runs shared by every mutant); naive cost of a full paired "
+             f"evaluation per mutant: {report.naive_agent_runs}.", ""]
+    survivors = [o for o in report.outcomes if o.status != KILLED]
+    if survivors:
+        lines += ["### Surviving mutants: no task depends on these instructions", "",
+                  "| mutant | status | change | instruction removed or altered |", "|---|---|---|---|"]
+        lines += [f"| `{o.mutant.id}` | {o.status} | {_cell(o.mutant.description)} | {_cell(o.mutant.rule)} |"
+                  for o in survivors if o.mutant]
+        lines.append("")
+    killed_rows = [o for o in report.outcomes if o.status == KILLED]
+    if killed_rows:
+        lines += ["<details><summary>Killed mutants</summary>", "", "| mutant | change | gate |", "|---|---|---|"]
+        lines += [f"| `{o.mutant.id}` | {_cell(o.mutant.description)} | {_cell(o.headline)} |"
+                  for o in killed_rows if o.mutant]
+        lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def _outcome(o: Outcome) -> dict[str, Any]:
+    mutant = o.mutant
+    return {"id": mutant.id if mutant else "aa-control", "operator": mutant.operator if mutant else "control",
+            "description": mutant.description if mutant else "candidate identical to base",
+            "rule": mutant.rule if mutant else None, "path": mutant.path if mutant else None,
+            "line": mutant.line if mutant else None, "status": o.status, "headline": o.headline,
+            "candidate_sha": o.candidate_sha, "results": o.results}
+
+
+def to_json(report: MutationReport) -> dict[str, Any]:
+    return {"schema_version": RECORD_SCHEMA_VERSION, "kind": "instruction-gate/mutation",
+            "base_sha": report.base_sha,
+            "score": {"killed": report.killed, "total": len(report.outcomes), "ratio": report.score,
+                      "survived": sum(o.status == SURVIVED for o in report.outcomes),
+                      "not_evaluated": sum(o.status == NOT_EVALUATED for o in report.outcomes)},
+            "control": _outcome(report.control),
+            "cost": {"agent_runs": report.agent_runs, "naive_agent_runs": report.naive_agent_runs},
+            "mutants": [_outcome(o) for o in report.outcomes]}
