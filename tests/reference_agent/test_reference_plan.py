@@ -1,0 +1,57 @@
+from instruction_gate.reference_agent.plan import build_plan, command_matches
+
+
+def plan_of(files, documents=None, skip=lambda d: False):
+    documents = documents or {}
+    return build_plan(files, documents.get, skip)
+
+
+def test_prohibition_beats_a_command_in_any_order():
+    plan = plan_of([("AGENTS.md", "- Never run `pytest`.\n- Run the tests with `python -m pytest -q` before finishing.\n")])
+    assert plan.test is not None and plan.verify
+    assert plan.prohibition_for(plan.test.text).line == 1
+
+
+def test_deeper_file_overrides_the_root_test_command():
+    plan = plan_of([("AGENTS.md", "Run the tests with `python -m pytest -q` before finishing.\n"),
+                    ("services/payments/AGENTS.override.md", "Run the payments tests with `make test-payments`.\n")])
+    assert (plan.test.text, plan.test.cwd) == ("make test-payments", "services/payments")
+
+
+def test_later_line_beats_earlier_line():
+    plan = plan_of([("AGENTS.md", "Run the tests with `tox`.\nRun the tests with `nox`.\n")])
+    assert plan.test.text == "nox"
+
+
+def test_read_opens_document_once_relative_to_its_file():
+    plan = plan_of([("sub/AGENTS.md", "Read `GUIDE.md`. Read `GUIDE.md` again.\n")],
+                   {"sub/GUIDE.md": "Always run `make lint`.\nRead `../AGENTS.md`.\n"})
+    assert plan.documents == ["sub/GUIDE.md"]
+    assert [(c.text, c.source) for c in plan.run] == [("make lint", "sub/GUIDE.md")]
+
+
+def test_read_never_leaves_the_repository():
+    opened = []
+    build_plan([("AGENTS.md", "Read `../secrets.md`.\n")], lambda p: opened.append(p), lambda d: False)
+    assert opened == []
+
+
+def test_paths_are_relative_to_the_declaring_file():
+    plan = plan_of([("services/payments/AGENTS.override.md", "Do not edit `migrations/0001.sql`.\n"
+                     "Ask for approval before editing `schema/**`.\n")])
+    assert plan.is_protected("services/payments/migrations/0001.sql")
+    assert not plan.is_protected("migrations/0001.sql")
+    assert plan.needs_edit_approval("services/payments/schema/a.py")
+
+
+def test_skipped_directives_are_not_followed():
+    plan = plan_of([("AGENTS.md", "Never run `pytest`.\nRun `make lint`.\n")], skip=lambda d: d.kind == "forbid_command")
+    assert plan.prohibition_for("pytest -q") is None
+    assert [d.kind for d in plan.skipped] == ["forbid_command"]
+
+
+def test_command_match_is_by_whole_words():
+    assert command_matches("python -m pytest -q", "pytest")
+    assert command_matches("make db:migrate", "make db:migrate")
+    assert not command_matches("python -m pytest_cov", "pytest")
+    assert not command_matches("make test-payments", "make test")
