@@ -9,7 +9,7 @@ chance of a false FAIL stays at the one-sided nominal level. Naively re-checking
 
 Stopping rules, checked in this order at round k:
   fail      the repeated interval lies wholly below -bound (a clear regression);
-  pass      the repeated interval lies wholly above -bound (clear evidence of no regression);
+  pass      the repeated interval lies wholly within -bound (clear evidence of no regression);
   exhausted k == K: stop with an inconclusive success-rate verdict;
   futility  the estimate is at least `futility_z` standard errors above -bound: the data show no
             sign of the regression, so further rounds would almost never end in FAIL.
@@ -39,6 +39,8 @@ SPENDING: dict[str, Callable[[float, float], float]] = {
 
 STOP_REASONS = ("fail", "pass", "futility", "exhausted")
 _GRID_STEP = 0.01
+#: As compare: comparisons against the bound tolerate floating-point noise.
+_TOLERANCE = 1e-12
 _GRID_TAIL = 9.0
 
 
@@ -160,10 +162,10 @@ def assess(values: np.ndarray, pairs: int, bound: float, design: Design, round_n
     where = f"{confidence:.2%} repeated interval [{interval.low:+.3f}, {interval.high:+.3f}]"
     if round_number < design.min_rounds and not final:
         return look(None, "inconclusive", f"{where}; at least {design.min_rounds} rounds before any stop")
-    if interval.high < -bound:
+    if interval.high < -bound - _TOLERANCE:
         return look("fail", "fail", f"{where} lies below -{bound:g}: a clear regression")
-    if interval.low > -bound and (design.early_pass or final):
-        return look("pass", "pass", f"{where} lies above -{bound:g}: no regression beyond the bound")
+    if interval.low >= -bound - _TOLERANCE and (design.early_pass or final):
+        return look("pass", "pass", f"{where} lies within -{bound:g}: no regression beyond the bound")
     if final:
         return look("exhausted", "inconclusive", f"{where} still spans -{bound:g} after the last round")
     if design.futility_z is not None and interval.tasks >= 2 and math.isfinite(interval.spread):
