@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.cli_agent import StreamParser, count
 from instruction_gate.agents.failures import Failure, classify_error_text
 from instruction_gate.proc import ProcResult
 
@@ -24,15 +24,11 @@ _RESULT_SUBTYPES = {"error_max_turns": "max_turns", "error_max_budget_usd": "bud
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
 def _usage_triple(usage: dict[str, Any]) -> tuple[int, int, int]:
     """(input incl. cache reads and writes, output, cache reads), matching Codex's meaning."""
-    cached = _count(usage.get("cache_read_input_tokens"))
-    total_input = _count(usage.get("input_tokens")) + _count(usage.get("cache_creation_input_tokens")) + cached
-    return total_input, _count(usage.get("output_tokens")), cached
+    cached = count(usage.get("cache_read_input_tokens"))
+    total_input = count(usage.get("input_tokens")) + count(usage.get("cache_creation_input_tokens")) + cached
+    return total_input, count(usage.get("output_tokens")), cached
 
 
 def _result_text(content: Any) -> str:

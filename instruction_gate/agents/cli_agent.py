@@ -29,6 +29,11 @@ VERSION_PROBE_SECONDS = 20.0
 AGENT_KILL_GRACE = 1.0
 
 
+def count(value: Any) -> int:
+    """A token or item count as reported, or 0 when absent or not a non-negative integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 class StreamParser:
     """Turns one agent CLI's stdout lines into protocol events, across all turns of a run.
 
@@ -39,6 +44,8 @@ class StreamParser:
 
     def __init__(self, repo_root: Path):
         self.repo_root = Path(os.path.realpath(repo_root))
+        # The agent may print paths through the root as given or through its real path.
+        self._roots = tuple(dict.fromkeys([Path(os.path.normpath(os.path.abspath(repo_root))), self.repo_root]))
         self.turn = 0
         self.tool_calls = 0
         self.usage = Usage()
@@ -77,10 +84,10 @@ class StreamParser:
         candidate = Path(text)
         if not candidate.is_absolute():
             return candidate.as_posix()
-        real = Path(os.path.normpath(candidate))
-        for root in (self.repo_root, Path(os.path.normpath(self.repo_root))):
-            if real.is_relative_to(root):
-                return real.relative_to(root).as_posix()
+        normal = Path(os.path.normpath(candidate))
+        for root in self._roots:
+            if normal.is_relative_to(root):
+                return normal.relative_to(root).as_posix()
         return text
 
     def touch(self, path: Any) -> None:

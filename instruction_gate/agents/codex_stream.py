@@ -14,7 +14,7 @@ import shlex
 from pathlib import PurePath
 from typing import Any
 
-from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.cli_agent import StreamParser, count
 from instruction_gate.agents.failures import Failure, classify_error_text
 from instruction_gate.proc import ProcResult
 
@@ -32,10 +32,6 @@ def unwrap_shell(command: str) -> str:
     if len(parts) == 3 and PurePath(parts[0]).name in _SHELLS and parts[1] in ("-c", "-lc"):
         return parts[2]
     return command
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 class CodexStream(StreamParser):
@@ -79,7 +75,7 @@ class CodexStream(StreamParser):
     def _add_usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
             return
-        totals = tuple(_count(usage.get(f)) for f in _USAGE_FIELDS)
+        totals = tuple(count(usage.get(f)) for f in _USAGE_FIELDS)
         previous = self._last_totals
         if self.cumulative_usage and previous and all(t >= p for t, p in zip(totals, previous)):
             delta = tuple(t - p for t, p in zip(totals, previous))

@@ -106,7 +106,7 @@ def main():
     call_index = len(calls.read_text().splitlines()) if calls.exists() else 0
     stdin = "" if NAME == "codex" else sys.stdin.read()
     with calls.open("a") as handle:
-        handle.write(json.dumps({"argv": sys.argv, "stdin": stdin, "cwd": os.getcwd(), "pid": os.getpid(),
+        handle.write(json.dumps({"argv": sys.argv, "stdin": stdin, "cwd": os.getcwd(), "pid": os.getpid(), "ppid": os.getppid(),
                                  "env": dict(os.environ)}) + "\n")
     prompt = check_codex(call_index) if NAME == "codex" else check_claude(call_index, stdin)
     mode = os.environ.get("STANDIN_MODE", "ok")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,7 +126,7 @@ def test_cli_not_found_is_infrastructure(setup):
 
 
 def test_hang_is_killed_by_the_adapters_own_timeout(setup):
-    request = setup.request("codex_full.jsonl", mode="hang", options={"timeout_seconds": "1"})
+    request = setup.request("codex_full.jsonl", mode="hang", options={"timeout_seconds": "3"})
     events, proc_result = run_adapter("codex", request, setup.adapter_env)
     result = result_of(events)
     assert (result["status"], result["failure_class"], result["failure_reason"]) == ("timeout", "agent", "timeout")
@@ -133,9 +136,17 @@ def test_hang_is_killed_by_the_adapters_own_timeout(setup):
 
 def test_hang_is_killed_when_the_runner_terminates_the_adapter(setup):
     request = setup.request("claude_full.jsonl", mode="hang", timeout_seconds=600)
-    events, proc_result = run_adapter("claude", request, setup.adapter_env, timeout=3)
-    assert proc_result.timed_out
+    finished = []
+    runner = threading.Thread(target=lambda: finished.append(run_adapter("claude", request, setup.adapter_env)))
+    runner.start()
+    deadline = time.monotonic() + 60
+    while not calls(setup.log) and time.monotonic() < deadline:
+        time.sleep(0.05)
     (call,) = calls(setup.log)
+    os.kill(call["ppid"], signal.SIGTERM)  # what the runner does at its timeout
+    runner.join(60)
+    (_, proc_result), = finished
+    assert proc_result.exit_code == 128 + signal.SIGTERM
     assert pid_gone(call["pid"])  # the agent runs in its own session: only the adapter can kill it
 
 

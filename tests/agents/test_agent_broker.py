@@ -9,7 +9,6 @@ import threading
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 from agent_helpers import TRANSCRIPTS, calls, install_standins, make_request, run_adapter

@@ -97,3 +97,13 @@ def test_nothing_at_all_is_zero_turns(repo):
     _, failure = parser.end_process(exited(1, "node: command failed"))
     assert (failure.reason, failure.failure_class) == ("zero_turns", "infrastructure")
     assert parser.malformed_lines == 1
+
+
+def test_paths_through_a_symlinked_root_are_repository_relative(tmp_path, repo):
+    link = tmp_path / "link"
+    link.symlink_to(repo)
+    parser = ClaudeStream(link)
+    parser.feed(('{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t",'
+                 f'"name":"Read","input":{{"file_path":"{repo}/a/b.py"}}}},{{"type":"tool_use","id":"u",'
+                 f'"name":"Read","input":{{"file_path":"{link}/c.py"}}}}]}}}}').encode())
+    assert parser.touched_paths == ["a/b.py", "c.py"]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from agent_helpers import make_request, run_adapter
+
+from instruction_gate import proc
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.invalid",
            "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.invalid"}
@@ -23,7 +24,8 @@ RECORDED = [
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env={**os.environ, **GIT_ENV})
+    result = proc.run(["git", *args], repo, env={**os.environ, **GIT_ENV})
+    assert result.ok, result.stderr
 
 
 @pytest.fixture
