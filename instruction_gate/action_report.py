@@ -49,16 +49,16 @@ def _code(value: str | None) -> int | None:
 
 
 def failing_tasks(summary: Mapping[str, Any]) -> tuple[str, ...]:
-    """Task ids named by blocking failures in summary.json (hard-gate regressions, failing metrics)."""
-    if isinstance(summary.get("failing_tasks"), list):
-        return tuple(sorted({str(t) for t in summary["failing_tasks"]}))
-    names: set[str] = set()
-    for failure in summary.get("failures") or []:
-        if isinstance(failure, Mapping):
-            for key in ("task_id", "task"):
-                if failure.get(key):
-                    names.add(str(failure[key]))
-            names.update(str(t) for t in failure.get("tasks") or [])
+    """Task ids behind summary.json's blocking findings.
+
+    Tasks with a blocking hard-gate failure; and, when a metric gate failed, the tasks that
+    lost a repeat (resolved with the base instructions, not with the candidate's).
+    """
+    names = {str(h["task_id"]) for h in summary.get("hard_failures") or [] if h.get("blocking")}
+    metric_failed = any(not str(f).startswith("hard.") and f != "minimum_valid_pairs"
+                        for f in summary.get("failures") or [])
+    if metric_failed:
+        names.update(str(t["task_id"]) for t in summary.get("tasks") or [] if t.get("lost_repeats"))
     return tuple(sorted(names))
 
 
@@ -96,12 +96,12 @@ def _compare_outcome(code: int, output_dir: Path | None) -> Outcome:
         outcome.verdict = str(summary.get("verdict") or "")
         outcome.valid_pairs = str(summary.get("valid_pairs", ""))
         outcome.failing_tasks = failing_tasks(summary)
-        if summary.get("exit_reason"):
-            outcome.exit_reason = f"{outcome.exit_reason}; {summary['exit_reason']}"
+        if summary.get("headline"):
+            outcome.exit_reason = str(summary["headline"])
     if not outcome.verdict:
         outcome.verdict = {0: "pass", 1: "fail"}.get(code, "error")
     if outcome.exit_code == 1 and outcome.failing_tasks:
-        outcome.exit_reason += f" (failing tasks: {', '.join(outcome.failing_tasks)})"
+        outcome.exit_reason += f"; failing tasks: {', '.join(outcome.failing_tasks)}"
     return outcome
 
 

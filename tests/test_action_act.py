@@ -1,0 +1,196 @@
+"""End to end: the real composite action under nektos/act in host mode, no network.
+
+The workspace act runs in is this project's harness (so `uses: ./` is this action.yml) with
+the example repository in `example/`: the suite vendored at `evals/instructions/`, the base
+commit checked out, candidates present only as commit objects. The workflow is
+tests/workflows/selftest.yml; `setup-python: 'false'` under act makes the action use the test
+interpreter instead of downloading Python and the pinned packages.
+
+act quirks this relies on (act 0.2.x, `-P ubuntu-latest=-self-hosted`):
+- the job's workspace is a copy of the directory act starts in, made by an
+  `actions/checkout` step without `ref:`/`repository:`; with either, act clones from GitHub;
+- untracked files and nested repositories are copied too, `.gitignore`d ones are not;
+- the host environment (PATH included) reaches the steps, `env.ACT` is 'true';
+- each step's `$GITHUB_STEP_SUMMARY` is echoed to the log as `Summary - ...` lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from instruction_gate import proc
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+ACT = Path(sys.executable).parent / "act"
+#: What the action needs from this project at run time, and what a repository vendors.
+HARNESS = ("action.yml", "requirements-action.txt", "runner.py", "compare.py", "instruction_gate", "schemas")
+SUITE = ("manifest.json", "policy.json", "tasks", "adapters", "mutations")
+BENIGN_EDIT = ("- Keep functions small and add a regression test for every bug you fix.",
+               "- Keep functions small; add a regression test for every bug you fix.")
+
+
+def _copy(names: tuple[str, ...], source: Path, target: Path) -> None:
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for name in names:
+        if (source / name).is_dir():
+            shutil.copytree(source / name, target / name, ignore=ignore)
+        else:
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / name, target / name)
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def build_example(target: Path) -> dict[str, str]:
+    """The example repository with the suite vendored; returns base and candidate SHAs by name."""
+    shutil.copytree(REPO_ROOT / "examples" / "repo", target, ignore=shutil.ignore_patterns("__pycache__"))
+    _copy(HARNESS + SUITE, REPO_ROOT, target / "evals" / "instructions")
+    _git(target, "init", "-q", "-b", "main")
+    _git(target, "add", "-A")
+    _git(target, "commit", "-qm", "base")
+    shas = {"base": _git(target, "rev-parse", "HEAD")}
+    agents = target / "AGENTS.md"
+    original = agents.read_text()
+    assert BENIGN_EDIT[0] in original
+    agents.write_text(original.replace(*BENIGN_EDIT))
+    _git(target, "commit", "-qam", "benign wording change")
+    shas["benign"] = _git(target, "rev-parse", "HEAD")
+    _git(target, "checkout", "-q", "--detach", shas["base"])
+    _git(target, "apply", str(REPO_ROOT / "mutations" / "contradiction.patch"))
+    _git(target, "commit", "-qam", "contradicting rule")
+    shas["contradiction"] = _git(target, "rev-parse", "HEAD")
+    # The trusted base is what the job finds checked out; candidates exist only as objects.
+    _git(target, "checkout", "-q", "main")
+    return shas
+
+
+@pytest.fixture(scope="module")
+def act_workspace(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    workspace = tmp_path_factory.mktemp("act-workspace")
+    _copy(HARNESS + ("tests/workflows/selftest.yml",), REPO_ROOT, workspace)
+    _git(workspace, "init", "-q", "-b", "main")
+    _git(workspace, "add", *HARNESS, "tests")
+    _git(workspace, "-c", "user.name=Test Author", "-c", "user.email=author@example.invalid",
+         "commit", "-qm", "harness")
+    shas = build_example(workspace / "example")
+    return workspace, shas
+
+
+def remote_actions(action_yml: Path) -> list[str]:
+    """`owner/name@sha` of every remote action the composite action uses."""
+    steps = yaml.safe_load(action_yml.read_text())["runs"]["steps"]
+    return [step["uses"] for step in steps if "uses" in step and not step["uses"].startswith("./")]
+
+
+def stand_in_action(tmp_path: Path, action: str) -> Path:
+    """An empty local action for act to load instead of cloning `action`.
+
+    act loads every remote action of a composite action before running it, even steps
+    whose `if:` is false (here the skipped setup-python step); the stand-in never runs.
+    """
+    folder = tmp_path / "stand-ins" / action.replace("/", "_").replace("@", "_")
+    folder.mkdir(parents=True)
+    (folder / "action.yml").write_text(
+        "name: stand-in\ndescription: never runs\nruns:\n  using: composite\n  steps: []\n")
+    return folder
+
+
+def run_act(workspace: Path, tmp_path: Path, base: str, head: str) -> proc.ProcResult:
+    event = {
+        "number": 7,
+        "pull_request": {
+            "number": 7,
+            "author_association": "OWNER",
+            "base": {"sha": base, "ref": "main", "repo": {"full_name": "example/shop"}},
+            "head": {"sha": head, "ref": "candidate", "repo": {"full_name": "example/shop"}},
+        },
+        "repository": {"full_name": "example/shop"},
+    }
+    event_path = tmp_path / "event.json"
+    event_path.write_text(json.dumps(event))
+    env = {
+        # The test interpreter (with the harness's dependencies) is the workflow's python3.
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", os.defpath)]),
+        "HOME": str(tmp_path / "home"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "GIT_PAGER": "cat",
+        "LANG": "C.UTF-8",
+    }
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
+        env[name] = os.environ.get(name, "Test Author")
+    argv = [str(ACT), "pull_request", "-e", str(event_path), "-W", "tests/workflows/selftest.yml",
+            "-P", "ubuntu-latest=-self-hosted", "--no-cache-server"]
+    for action in remote_actions(workspace / "action.yml"):
+        argv += ["--local-repository", f"{action}={stand_in_action(tmp_path, action)}"]
+    return proc.run(argv, workspace, env=env, timeout=300, tail_bytes=None)
+
+
+def gate_outputs(log: str) -> dict[str, str]:
+    """`gate-output NAME=value` lines printed by the workflow's last step."""
+    outputs = {}
+    for line in log.splitlines():
+        _, marker, rest = line.partition("| gate-output ")
+        if marker:
+            name, _, value = rest.partition("=")
+            outputs[name] = value.strip()
+    return outputs
+
+
+def job_summary(log: str) -> str:
+    """What the steps appended to $GITHUB_STEP_SUMMARY: act logs each as `Summary - ` and
+    the text's further lines without the job prefix."""
+    captured, inside = [], False
+    for line in log.splitlines():
+        if "Summary - " in line:
+            captured.append(line.partition("Summary - ")[2])
+            inside = True
+        elif inside and not line.startswith("["):
+            captured.append(line)
+        else:
+            inside = False
+    return "\n".join(captured)
+
+
+def test_benign_candidate_passes(act_workspace, tmp_path):
+    workspace, shas = act_workspace
+    result = run_act(workspace, tmp_path, shas["base"], shas["benign"])
+    log = result.stdout + result.stderr
+    assert result.exit_code == 0, log[-6000:]
+    assert "Job succeeded" in log
+    outputs = gate_outputs(log)
+    assert outputs["VERDICT"] == "pass", outputs
+    assert outputs["EXIT_CODE"] == "0"
+    assert int(outputs["VALID_PAIRS"]) == 8
+    assert json.loads(outputs["FAILING_TASKS"]) == []
+    assert outputs["SUMMARY_PATH"].endswith("gate-results/summary.md")
+    assert outputs["SUMMARY_JSON_PATH"].endswith("gate-results/summary.json")
+    assert "static contract ok" in log
+    summary = job_summary(log)
+    assert "instruction-gate" in summary and "PASS" in summary and "8 valid pairs" in summary
+
+
+def test_mutation_fails_and_names_the_regression(act_workspace, tmp_path):
+    workspace, shas = act_workspace
+    result = run_act(workspace, tmp_path, shas["base"], shas["contradiction"])
+    log = result.stdout + result.stderr
+    assert result.exit_code != 0, log[-6000:]
+    assert "Job failed" in log
+    outputs = gate_outputs(log)
+    assert outputs["VERDICT"] == "fail", outputs
+    assert outputs["EXIT_CODE"] == "1"
+    failing = json.loads(outputs["FAILING_TASKS"])
+    assert "bug-tax-rounding" in failing
+    assert "bug-tax-rounding" in outputs["EXIT_REASON"]
+    summary = job_summary(log)
+    assert "bug-tax-rounding" in summary and "required_command_missing" in summary
