@@ -61,6 +61,7 @@ class Stage:
         self.empty_tree_dir.mkdir()
         self.inputs: dict[tuple[str, str], InputCommit] = {}
         self.suite_index_info = ""
+        self.suite_paths: tuple[str, ...] = ()
 
     def __enter__(self) -> "Stage":
         return self
@@ -105,6 +106,7 @@ class Stage:
         base = contract.base_tree
         hidden_tree = {p: base[p] for p in sorted(hidden) if p in base}
         self.suite_index_info = "".join(f"{e.mode} {e.oid}\t{p}\0" for p, e in hidden_tree.items())
+        self.suite_paths = tuple(hidden_tree)
         visible = self._tree_from(contract.base_sha, sorted(hidden_tree), {}, "visible")
         variant_trees = {
             "base": self._tree_from(visible, sorted(contract.base_instructions), contract.base_instructions, "v-base"),
@@ -148,6 +150,8 @@ class Stage:
         """The agent's tree with the hidden suite laid back in; None on a path conflict."""
         index = self.root / f"val-{os.getpid()}-{id(agent_tree)}-{os.urandom(4).hex()}.index"
         try:
+            if self._conflicts_with_suite(agent_tree):
+                return None
             self.git("read-tree", agent_tree, index=index)
             if self.suite_index_info:
                 added = self.git("update-index", "-z", "--add", "--index-info", index=index,
@@ -158,6 +162,24 @@ class Stage:
             return result.stdout.strip() if result.ok else None
         finally:
             index.unlink(missing_ok=True)
+
+    def _conflicts_with_suite(self, agent_tree: str) -> bool:
+        """True when the agent left a file where the suite needs a directory, or the reverse.
+
+        `update-index --index-info` would silently drop the agent's side of such a conflict, so
+        the checks would judge a tree the agent never produced.
+        """
+        if not self.suite_paths:
+            return False
+        suite = set(self.suite_paths)
+        parents = {p.rsplit("/", i)[0] for p in suite for i in range(1, p.count("/") + 1)}
+        listed = self.git("ls-tree", "-t", "-z", "--full-tree", agent_tree, "--", *sorted(suite | parents)).stdout
+        for item in git.split_z(listed):
+            meta, path = item.split("\t", 1)
+            is_tree = meta.split(" ")[1] == "tree"
+            if (path in suite and is_tree) or (path in parents and not is_tree):
+                return True
+        return False
 
 
 class Slot:
