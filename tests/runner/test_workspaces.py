@@ -160,3 +160,20 @@ def test_sigterm_mid_run_kills_the_adapter_and_cleans_up(git_repo, tmp_path):
     assert git_repo.git("worktree", "list") == before
     # The interrupted run is no evidence about the instructions: it must not be recorded as finished.
     assert not (tmp_path / "out" / "t1" / "repeat-0" / "base" / "run.json").exists()
+
+
+def test_agent_tree_clashing_with_suite_paths_is_patch_did_not_apply(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("file-over-dir"), task("dir-over-file"), task("ok")])
+    adapter = make_adapter(tmp_path, """
+        if request["task_id"] == "file-over-dir":
+            open("evals", "w").write("a file where the suite has a directory\\n")
+        elif request["task_id"] == "dir-over-file":
+            os.makedirs("evals/tasks/dir-over-file/secret_check.py")
+            open("evals/tasks/dir-over-file/secret_check.py/x", "w").write("x\\n")
+    """)
+    out = tmp_path / "out"
+    assert evaluate(git_repo, base, candidate, out, adapter).returncode == 0
+    for task_id in ("file-over-dir", "dir-over-file"):
+        run = record(out, task_id, 0, "candidate")
+        assert run["hard_failures"] == ["patch_did_not_apply"] and run["checks"] == []
+    assert record(out, "ok", 0, "candidate")["hard_failures"] == []
