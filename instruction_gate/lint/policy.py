@@ -10,6 +10,7 @@ from typing import Any
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.errors import ConfigError
 from instruction_gate.lint.model import RULES
+from instruction_gate.policy import policy_from_dict
 from instruction_gate.records import read_json_record
 
 #: Hosts every repository may link to without a finding.
@@ -60,7 +61,9 @@ def from_section(section: Any, label: str) -> LintPolicy:
 
 
 def load(path: Path | None) -> LintPolicy:
+    """The lint settings of a policy file, after the whole file passed the policy schema."""
     if path is None:
         return LintPolicy()
     data = read_json_record(path)
-    return from_section(data.get("lint") if isinstance(data, dict) else None, str(path))
+    policy_from_dict(data, str(path))  # one policy file, one validation: the compare engine's
+    return from_section(data.get("lint"), str(path))

@@ -76,7 +76,7 @@ def test_moved_lines_are_not_new(git_repo):
 def test_policy_decides_which_rules_block(git_repo, tmp_path):
     base, candidate = two_commits(git_repo, BASE_FILES["AGENTS.md"] + "- Run `make lint` too.\n")
     policy = tmp_path / "policy.json"
-    policy.write_text(json.dumps({"lint": {"blocking_rules": ["IG007"]}}))
+    policy.write_text(json.dumps({"schema_version": 1, "lint": {"blocking_rules": ["IG007"]}}))
     args = ["lint", "--repo", str(git_repo.path), "--base", base, "--candidate", candidate, "--policy", str(policy)]
     assert main(args) == 0
 
@@ -85,10 +85,12 @@ def test_bad_input_exits_2(git_repo, tmp_path, capsys):
     base = git_repo.commit(BASE_FILES, "base")
     assert main(["lint", "--repo", str(git_repo.path), "--base", base, "--candidate", "no-such-ref"]) == 2
     policy = tmp_path / "policy.json"
-    policy.write_text(json.dumps({"lint": {"blocking_rules": ["IG999"], "allowed_hosts": "x"}}))
+    policy.write_text(json.dumps({"schema_version": 1, "lint": {"blocking_rules": ["IG999"]}}))
     assert main(["lint", "--repo", str(git_repo.path), "--policy", str(policy)]) == 2
-    err = capsys.readouterr().err
-    assert "$.lint.blocking_rules: unknown rule id 'IG999'" in err and "$.lint.allowed_hosts" in err
+    assert "$.lint.blocking_rules: unknown rule id 'IG999'" in capsys.readouterr().err
+    policy.write_text(json.dumps({"schema_version": 1, "lint": {"allowed_hosts": "x"}}))
+    assert main(["lint", "--repo", str(git_repo.path), "--policy", str(policy)]) == 2
+    assert "$.lint.allowed_hosts" in capsys.readouterr().err
 
 
 def test_working_directory_mode_without_base_treats_everything_as_new(git_repo, capsys):
