@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,8 @@ class Policy:
     soft: dict[str, Any]
     statistics: dict[str, Any]
     source: str  #: file name, for messages
+    sequential: dict[str, Any] | None = None  #: opt-in sequential repeats (evaluate), None: fixed design
+    budget: dict[str, Any] = field(default_factory=dict)  #: max_agent_runs, max_provider_usd (evaluate)
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -63,7 +65,8 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     for name in ("hard", "soft", "statistics"):
         sections[name] = {**_defaults(name), **data.get(name, {})}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
-    return Policy(sections["hard"], sections["soft"], sections["statistics"], label)
+    return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
+                  data.get("sequential"), data.get("budget") or {})
 
 
 def load_policy(path: Path) -> Policy:
