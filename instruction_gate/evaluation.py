@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from instruction_gate import __version__, adapter, gates, proc
+from instruction_gate.budget import Budget
 from instruction_gate.manifest import Manifest, Task
+from instruction_gate.rules.judge import judge_run
+from instruction_gate.rules.model import Rule
 from instruction_gate.run_store import RunStore
 from instruction_gate.secrets import Environments
 from instruction_gate.workspace import Slot, Stage
@@ -59,8 +62,11 @@ class Evaluation:
     solutions: dict[str, Path | None]
     fixture_problems: dict[str, str]
     adapter_options: dict[str, str] = field(default_factory=dict)
+    rules: dict[str, list[Rule]] = field(default_factory=dict)  #: task id -> declared policy rules
     #: Set when the runner itself is interrupted; runs cut short by that are not recorded.
     stopping: threading.Event = field(default_factory=threading.Event)
+    #: Spending caps; a run the budget refuses is not started (and not recorded).
+    budget: Budget = field(default_factory=Budget)
 
     def execute(self, specs: list[RunSpec], jobs: int) -> None:
         todo = [s for s in specs if not self.store.has(s.task.id, s.repeat, s.variant)]
@@ -70,18 +76,24 @@ class Evaluation:
         done = len(specs) - len(todo)
         total = len(specs)
 
-        def work(spec: RunSpec) -> dict[str, Any]:
+        def work(spec: RunSpec) -> dict[str, Any] | None:
+            if not self.budget.admit(spec):
+                return None
             slot = slots.get()
             try:
-                return self.run_one(slot, spec)
+                record = self.run_one(slot, spec)
             finally:
                 slots.put(slot)
+            self.budget.settle(record)
+            return record
 
         with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
             futures = [pool.submit(work, spec) for spec in todo]
             try:
                 for future in futures:
                     record = future.result()
+                    if record is None:
+                        continue
                     done += 1
                     print(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
             except BaseException:
@@ -135,6 +147,8 @@ class Evaluation:
         }
         if isinstance(result.get("instruction_bytes"), dict):
             record["instruction_bytes"] = result["instruction_bytes"]
+        if classification.valid:
+            record.update(judge_run(task, self.rules, outcome.events, captured, self.stage, slot.generation, input_commit))
         if self.stopping.is_set():
             # Our own shutdown killed this run, not the agent: no evidence, so --resume redoes it.
             return record

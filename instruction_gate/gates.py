@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from instruction_gate import globs
 from instruction_gate.adapter import AdapterOutcome
 from instruction_gate.manifest import Task
+from instruction_gate.rules.legacy import evaluate_legacy
 
 #: Every hard-failure category, in report order.
 HARD_FAILURES = (
@@ -81,11 +80,11 @@ def hard_failures(task: Task, classification: Classification, outcome: AdapterOu
     result = outcome.result or {}
     failures: list[str] = []
     tool_calls, cost = _number(result.get("tool_calls")), _number(result.get("provider_cost_usd"))
-    missing_commands = [p for p in task.required_command_patterns if not any(re.search(p, c) for c in ev.commands)]
-    forbidden_commands = [p for p in task.forbidden_command_patterns if any(re.search(p, c) for c in ev.commands)]
-    forbidden_files = globs.filter_paths(ev.edited_files, task.forbidden_globs)
-    missing_events = sorted(set(task.required_events) - ev.event_names)
-    missing_sources = sorted(set(task.required_instruction_sources) - ev.instruction_sources)
+    # The reference-format checks are rule instances; a gate fails exactly when its rule is violated.
+    _, fields = evaluate_legacy(task, ev)
+    missing_commands, forbidden_commands = fields["missing_commands"], fields["forbidden_commands"]
+    forbidden_files, missing_events = fields["forbidden_files"], fields["missing_events"]
+    missing_sources = fields["missing_instruction_sources"]
     checks = {
         "agent_not_completed": classification.failure_class is not None,
         # A cap of null means "no cap", and then the count is not required either.

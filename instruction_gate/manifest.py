@@ -17,6 +17,7 @@ import yaml
 
 from instruction_gate import globs
 from instruction_gate.errors import ConfigError
+from instruction_gate.rules.suite import manifest_problems as rule_problems
 from instruction_gate.schemas import schema_problems
 
 #: Used when neither the task nor `defaults` sets a limit.
@@ -130,7 +131,7 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
                     re.compile(pattern)
                 except re.error as exc:
                     problems.append(f"{label}::{where}.{key}[{j}]: invalid regex {pattern!r}: {exc}")
-    return problems
+    return problems + rule_problems(data, label)
 
 
 def _build_task(raw: dict[str, Any], defaults: dict[str, Any]) -> Task:

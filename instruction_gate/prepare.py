@@ -12,6 +12,7 @@ from instruction_gate import git, globs, manifest as manifest_mod
 from instruction_gate.contract import Contract
 from instruction_gate.errors import ConfigError
 from instruction_gate.manifest import Manifest
+from instruction_gate.rules.suite import module_paths
 from instruction_gate.workspace import Stage
 
 
@@ -56,6 +57,7 @@ def hidden_paths(checked: Checked) -> set[str]:
         if task_dir:
             hidden.update(p for p in tree if p.startswith(task_dir + "/"))
     hidden.update(globs.filter_paths(tree, manifest.hidden_paths))
+    hidden.update(module_paths(manifest.raw))  # custom rule modules are suite files too
     instruction = globs.compile_globs(manifest.instruction_paths).match_file
     return {p for p in hidden if not instruction(p)}
 

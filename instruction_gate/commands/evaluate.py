@@ -20,6 +20,7 @@ from instruction_gate.adapter import resolve_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.prepare import blob_text, build_stage, check_all
+from instruction_gate.rules.suite import compile_checked
 from instruction_gate.run_store import RunStore
 from instruction_gate.secrets import Redactor, split_environment
 
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     shard, options = _shard(args.shard), _options(args.adapter_option)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate)
     manifest, contract = checked.manifest, checked.contract
+    declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
@@ -102,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
                 solutions[task.id] = path
         prompts = {t.id: [blob_text(checked.repo, contract, p) for p in t.prompt_files] for t in manifest.tasks}
         run = evaluation.Evaluation(stage, store, resolve_command(command, Path.cwd()), envs, header, prompts,
-                                    solutions, fixture_problems, options)
+                                    solutions, fixture_problems, options, declared_rules)
         run.execute(specs, args.jobs)
     finally:
         stage.close()

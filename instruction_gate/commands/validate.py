@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from instruction_gate.prepare import check_all
+from instruction_gate.rules.suite import compile_checked
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,6 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.candidate)
+    compile_checked(checked)  # custom rules load and pass their authored cases
     c = checked.contract
     print(f"static contract ok: {len(checked.manifest.tasks)} tasks; candidate {c.candidate_sha[:12]} changes "
           f"{', '.join(c.changed_instruction_paths)} (merge base {c.merge_base_sha[:12]})", file=sys.stderr)

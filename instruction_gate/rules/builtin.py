@@ -64,7 +64,7 @@ ONE_OF = {"approval_before": ("command", "paths"), "commit_message": ("pattern",
 
 def declaration_problems(decl: dict[str, Any], where: str, turn_count: int | None) -> list[str]:
     """Problems of one built-in declaration as `where.key: message` (the caller adds the file)."""
-    kind = KINDS.get(decl.get("kind"))
+    kind = KINDS.get(decl["kind"]) if isinstance(decl.get("kind"), str) else None
     if kind is None:
         return []  # the schema's enum reports it
     name, problems = decl["kind"], []
@@ -87,7 +87,7 @@ def declaration_problems(decl: dict[str, Any], where: str, turn_count: int | Non
                 globs.compile_globs(tuple(decl[key]))
             except ValueError as exc:
                 problems.append(f"{where}.{key}: {exc}")
-    if "encoding" in decl:
+    if isinstance(decl.get("encoding"), str):
         try:
             codecs.lookup(decl["encoding"])
         except LookupError:
@@ -98,7 +98,7 @@ def declaration_problems(decl: dict[str, Any], where: str, turn_count: int | Non
 
 def common_problems(decl: dict[str, Any], where: str, turn_count: int | None) -> list[str]:
     problems = []
-    if "category" in decl and decl["category"] not in known_categories():
+    if isinstance(decl.get("category"), str) and decl["category"] not in known_categories():
         problems.append(f"{where}.category: unknown category {decl['category']!r}; see the rules section of README.md")
     turn = decl.get("turn")
     if isinstance(turn, int) and turn_count is not None and turn >= turn_count:

@@ -19,26 +19,30 @@ from instruction_gate.rules.model import Rule
 SourceReader = Callable[[str], str]
 
 
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
 def _declarations(data: dict[str, Any], index: int) -> list[tuple[str, dict[str, Any]]]:
     """(JSON path, declaration) of every rule that applies to task `index`, global rules first."""
     task = data["tasks"][index]
-    found = [(f"$.rules[{i}]", d) for i, d in enumerate(data.get("rules") or [])]
-    return found + [(f"$.tasks[{index}].rules[{j}]", d) for j, d in enumerate(task.get("rules") or [])]
+    found = [(f"$.rules[{i}]", d) for i, d in enumerate(_listed(data.get("rules")))]
+    return found + [(f"$.tasks[{index}].rules[{j}]", d) for j, d in enumerate(_listed(task.get("rules")))]
 
 
 def turn_count(task: dict[str, Any]) -> int:
-    return 1 + len(task.get("turns") or [])
+    return 1 + len(_listed(task.get("turns")))
 
 
 def manifest_problems(data: dict[str, Any], label: str) -> list[str]:
     """Problems of rule declarations the schema cannot see; called with the manifest's own checks."""
     problems: list[str] = []
-    instruction_paths = tuple(p for p in data.get("instruction_paths") or [] if isinstance(p, str))
-    for i, decl in enumerate(data.get("rules") or []):
+    instruction_paths = tuple(p for p in _listed(data.get("instruction_paths")) if isinstance(p, str))
+    for i, decl in enumerate(_listed(data.get("rules"))):
         if isinstance(decl, dict) and isinstance(decl.get("turn"), int):
             problems.append(f"{label}::$.rules[{i}].turn: a rule for every task cannot name one turn; "
                             "use \"each\" or declare it on the task")
-    for index, task in enumerate(data.get("tasks") or []):
+    for index, task in enumerate(_listed(data.get("tasks"))):
         if not isinstance(task, dict):
             continue
         seen: dict[str, str] = {}
@@ -58,22 +62,28 @@ def manifest_problems(data: dict[str, Any], label: str) -> list[str]:
 
 
 def _module_problems(decl: dict[str, Any], where: str, instruction_paths: tuple[str, ...]) -> list[str]:
+    extra = [f"{where}.{key}: not a parameter of kind 'custom' (put it in 'params')"
+             for key in decl if key not in (*builtin.COMMON_KEYS, "module", "params")]
     path = decl.get("module")
     if not isinstance(path, str):
-        return [f"{where}: kind 'custom' needs 'module'"]
+        return extra + [f"{where}: kind 'custom' needs 'module'"]
     pure = PurePosixPath(path)
     if pure.is_absolute() or ".." in pure.parts or path.startswith("~"):
-        return [f"{where}.module: {path!r} must be a path inside the repository"]
-    if instruction_paths and globs.matches_any(path, instruction_paths):
-        return [f"{where}.module: {path!r} matches instruction_paths, which the candidate controls"]
-    return []
+        return extra + [f"{where}.module: {path!r} must be a path inside the repository"]
+    try:
+        candidate_controlled = bool(instruction_paths) and globs.matches_any(path, instruction_paths)
+    except ValueError:  # a bad instruction glob is reported by the manifest's own checks
+        candidate_controlled = False
+    if candidate_controlled:
+        return extra + [f"{where}.module: {path!r} matches instruction_paths, which the candidate controls"]
+    return extra
 
 
 def module_paths(data: dict[str, Any]) -> set[str]:
     """Custom rule modules the suite references (hidden from the agent like other suite files)."""
-    decls = list(data.get("rules") or [])
-    for task in data.get("tasks") or []:
-        decls += task.get("rules") or []
+    decls = list(_listed(data.get("rules")))
+    for task in _listed(data.get("tasks")):
+        decls += _listed(task.get("rules")) if isinstance(task, dict) else []
     return {d["module"] for d in decls if isinstance(d, dict) and d.get("kind") == "custom" and isinstance(d.get("module"), str)}
 
 
@@ -107,3 +117,17 @@ def compile_rules(data: dict[str, Any], read_source: SourceReader, label: str) -
 def all_rules(task: Any, declared: dict[str, list[Rule]]) -> list[Rule]:
     """Every rule a run of `task` is judged by: the reference-format checks, then the declared rules."""
     return legacy_rules(task) + list(declared.get(task.id, []))
+
+
+def compile_checked(checked: Any) -> dict[str, list[Rule]]:
+    """Declared rules of a checked suite (prepare.Checked); custom modules come from the base commit."""
+    from instruction_gate.prepare import blob_text  # prepare imports the manifest, which imports this module
+
+    tree = checked.contract.base_tree
+
+    def read_source(path: str) -> str:
+        if path not in tree:
+            raise FileNotFoundError(f"{path} does not exist at the base commit")
+        return blob_text(checked.repo, checked.contract, path)
+
+    return compile_rules(checked.manifest.raw, read_source, str(checked.manifest.path))
