@@ -57,27 +57,25 @@ class MetricResult:
     info: dict[str, Any] = field(default_factory=dict)  #: ratio of totals, median of ratios
 
 
-def _number(value: Any) -> float:
-    if isinstance(value, bool):
-        return float(value)
-    if isinstance(value, (int, float)) and math.isfinite(value):
-        return float(value)
-    return math.nan
+_NUMERIC = (int, float, bool)
 
 
-def paired_values(pairs: list[Pair], name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(base, candidate) arrays of `name`, nan where a run does not report it."""
-    base = np.fromiter((_number(p.base.get(name)) for p in pairs), float, len(pairs))
-    candidate = np.fromiter((_number(p.candidate.get(name)) for p in pairs), float, len(pairs))
-    return base, candidate
+def paired_table(pairs: list[Pair], names: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(base, candidate) arrays of shape (pairs, metrics); nan where a run does not report a metric."""
+    nan = math.nan
+    flat = [[value if type(value) in _NUMERIC else nan for value in (run.get(name) for name in names)]
+            for pair in pairs for run in (pair.base, pair.candidate)]
+    table = np.array(flat, dtype=float).reshape(len(pairs), 2, len(names))
+    table[~np.isfinite(table)] = nan
+    return table[:, 0, :], table[:, 1, :]
 
 
 def task_means(task_index: np.ndarray, values: np.ndarray, task_count: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-task mean of `values` (one per pair) and the number of pairs behind each."""
+    """Per-task mean of `values` (one per pair), for the tasks that have any, and their mask."""
     counts = np.bincount(task_index, minlength=task_count)
     sums = np.bincount(task_index, weights=values, minlength=task_count)
     present = counts > 0
-    return sums[present] / counts[present], counts[present]
+    return sums[present] / counts[present], present
 
 
 def _verdict(spec: MetricSpec, bound: float | None, low: float, high: float) -> str:
@@ -97,36 +95,38 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def evaluate_metric(spec: MetricSpec, pairs: list[Pair], task_index: np.ndarray, task_count: int,
-                    bound: float | None, statistics: dict[str, Any]) -> MetricResult:
-    base, candidate = paired_values(pairs, spec.name)
+def evaluate_metric(spec: MetricSpec, base: np.ndarray, candidate: np.ndarray, task_index: np.ndarray,
+                    task_count: int, bound: float | None, confidence: float) -> tuple[MetricResult, np.ndarray]:
+    """One metric from its paired columns; also returns the per-task values (0 where a task has none)."""
     usable = ~(np.isnan(base) | np.isnan(candidate))
-    confidence = float(statistics["confidence_level"])
+    per_task_all = np.zeros(task_count)
     if not usable.any():
         verdict = NOT_GATED if bound is None else INCONCLUSIVE
-        return MetricResult(spec, bound, 0, 0, None, None, None, math.nan, None, verdict, {"reason": "no data"})
+        return MetricResult(spec, bound, 0, 0, None, None, None, math.nan, None, verdict, {"reason": "no data"}), per_task_all
     base, candidate, index = base[usable], candidate[usable], task_index[usable]
     info: dict[str, Any] = {}
     if spec.kind == "difference":
-        per_task, _ = task_means(index, candidate - base, task_count)
-        interval = stats.t_interval(per_task, confidence, correction=1 / (2 * len(base)))
-        low, high = max(interval.low, -1.0), min(interval.high, 1.0)
-        estimate = interval.estimate
+        values = candidate - base
     else:
-        log_ratio = np.log(np.maximum(candidate, spec.floor)) - np.log(np.maximum(base, spec.floor))
-        per_task, _ = task_means(index, log_ratio, task_count)
+        values = np.log(np.maximum(candidate, spec.floor)) - np.log(np.maximum(base, spec.floor))
+    per_task, present = task_means(index, values, task_count)
+    per_task_all[present] = per_task
+    if spec.kind == "difference":
+        interval = stats.t_interval(per_task, confidence, correction=1 / (2 * len(base)))
+        estimate, low, high = interval.estimate, max(interval.low, -1.0), min(interval.high, 1.0)
+    else:
         interval = stats.t_interval(per_task, confidence)
         estimate, low, high = math.exp(interval.estimate), math.exp(interval.low), math.exp(interval.high)
         base_total = float(base.sum())
         info["ratio_of_totals"] = float(candidate.sum()) / base_total if base_total > 0 else None
-        info["median_of_ratios"] = median_of_task_ratios(index, log_ratio, task_count)
-    p_value = stats.sign_flip_p_value(per_task, int(statistics["draws"]), int(statistics["seed"]))
+        info["median_of_ratios"] = median_of_task_ratios(index, values)
     verdict = _verdict(spec, bound, low, high)
-    return MetricResult(spec, bound, int(usable.sum()), len(per_task), estimate, _finite(low), _finite(high),
-                        interval.spread, p_value, verdict, info)
+    result = MetricResult(spec, bound, int(usable.sum()), len(per_task), estimate, _finite(low), _finite(high),
+                          interval.spread, None, verdict, info)
+    return result, per_task_all
 
 
-def median_of_task_ratios(task_index: np.ndarray, log_ratio: np.ndarray, task_count: int) -> float:
+def median_of_task_ratios(task_index: np.ndarray, log_ratio: np.ndarray) -> float:
     """Median over tasks of each task's median per-repeat ratio, both medians taken on logs."""
     order = np.lexsort((log_ratio, task_index))
     sorted_index, sorted_logs = task_index[order], log_ratio[order]
@@ -141,5 +141,15 @@ def evaluate_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[s
     task_ids = sorted({p.task_id for p in pairs})
     position = {task: i for i, task in enumerate(task_ids)}
     task_index = np.fromiter((position[p.task_id] for p in pairs), np.int64, len(pairs))
-    return [evaluate_metric(spec, pairs, task_index, len(task_ids), soft.get(spec.policy_key), statistics)
-            for spec in METRICS]
+    base, candidate = paired_table(pairs, [spec.name for spec in METRICS])
+    confidence = float(statistics["confidence_level"])
+    evaluated = [evaluate_metric(spec, base[:, i], candidate[:, i], task_index, len(task_ids),
+                                 soft.get(spec.policy_key), confidence) for i, spec in enumerate(METRICS)]
+    results = [result for result, _ in evaluated]
+    if task_ids:
+        # One batch of sign patterns serves every metric.
+        columns = np.column_stack([per_task for _, per_task in evaluated])
+        p_values = stats.sign_flip_p_values(columns, int(statistics["draws"]), int(statistics["seed"]))
+        for result, p_value in zip(results, p_values):
+            result.p_value = None if result.estimate is None else float(p_value)
+    return results

@@ -41,56 +41,72 @@ class Interval:
     tasks: int
 
 
+def t_bounds(values: np.ndarray, confidence: float, correction: float | np.ndarray = 0.0
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Vectorized core of `t_interval` over the rows of a (samples, tasks) array, tasks >= 2.
+
+    Returns (estimate, low, high, spread) per row. Rows whose values are all equal collapse
+    onto the estimate (the correction is skipped too: it accounts for the discreteness of a
+    sample that varies). Used as is by the calibration benchmark.
+    """
+    tasks = values.shape[1]
+    estimate = values.mean(axis=1)
+    spread = values.std(axis=1, ddof=1)
+    flat = spread <= 1e-12 * np.maximum(1.0, np.abs(estimate))
+    half = t_quantile(tasks - 1, 0.5 + confidence / 2) * spread / math.sqrt(tasks) + correction
+    half = np.where(flat, 0.0, half)
+    return estimate, estimate - half, estimate + half, np.where(flat, 0.0, spread)
+
+
 def t_interval(values: np.ndarray, confidence: float, correction: float = 0.0) -> Interval | None:
     """Student t interval for the mean of `values`, widened by `correction` on each side.
 
     None without values. One value: the spread is unknown, so the interval is unbounded.
-    All values equal: the spread is zero and the interval collapses onto the estimate
-    (the correction is skipped too: it accounts for discreteness of a varying sample).
     """
     n = len(values)
     if n == 0:
         return None
-    estimate = float(np.mean(values))
     if n == 1:
-        return Interval(estimate, -math.inf, math.inf, math.nan, 1)
-    spread = float(np.std(values, ddof=1))
-    if spread <= 1e-12 * max(1.0, abs(estimate)):
-        return Interval(estimate, estimate, estimate, 0.0, n)
-    half = float(t_quantile(n - 1, 0.5 + confidence / 2)) * spread / math.sqrt(n) + correction
-    return Interval(estimate, estimate - half, estimate + half, spread, n)
+        return Interval(float(values[0]), -math.inf, math.inf, math.nan, 1)
+    estimate, low, high, spread = (float(x[0]) for x in t_bounds(np.asarray(values, float)[None, :], confidence,
+                                                                   correction))
+    return Interval(estimate, low, high, spread, n)
+
+
+def sign_flip_p_values(columns: np.ndarray, draws: int, seed: int) -> np.ndarray:
+    """Two-sided sign-flip permutation p-values, one per column of a (tasks, metrics) array.
+
+    Under "the instructions make no difference" each task's paired value is as likely to have
+    either sign, so the observed |sum| is compared with the sums under every sign pattern:
+    exact enumeration up to EXACT_SIGN_FLIP_MAX_TASKS tasks, beyond that `draws` seeded random
+    patterns shared by all columns (the observed pattern counted once, so p is never 0).
+    A task without data for a metric enters as 0, which no sign pattern changes.
+    """
+    values = np.asarray(columns, dtype=float)
+    tasks = values.shape[0]
+    magnitudes = np.abs(values)
+    observed = np.abs(values.sum(axis=0)) * (1 - 1e-9) - 1e-12  # ties count as extreme
+    if tasks <= EXACT_SIGN_FLIP_MAX_TASKS:
+        patterns = ((np.arange(2 ** tasks)[:, None] >> np.arange(tasks)) & 1).astype(float)
+        sums = 2 * (patterns @ magnitudes) - magnitudes.sum(axis=0)
+        return np.mean(np.abs(sums) >= observed, axis=0)
+    rng = np.random.default_rng(seed)
+    extreme = np.zeros(values.shape[1])
+    width = (tasks + 7) // 8
+    for done in range(0, draws, _SIGN_FLIP_BLOCK):
+        block = min(_SIGN_FLIP_BLOCK, draws - done)
+        raw = np.frombuffer(rng.bytes(block * width), dtype=np.uint8).reshape(block, width)
+        positive = np.unpackbits(raw, axis=1, count=tasks).astype(float)
+        sums = 2 * (positive @ magnitudes) - magnitudes.sum(axis=0)
+        extreme += np.count_nonzero(np.abs(sums) >= observed, axis=0)
+    return (extreme + 1) / (draws + 1)
 
 
 def sign_flip_p_value(values: np.ndarray, draws: int, seed: int) -> float | None:
-    """Two-sided p-value of the paired sign-flip permutation test on the per-task values.
-
-    Under "instructions make no difference" each task's value is as likely to have either sign,
-    so the observed |sum| is compared with the sums over sign patterns. Exact enumeration up to
-    EXACT_SIGN_FLIP_MAX_TASKS tasks; beyond that `draws` seeded random patterns (the observed
-    pattern counted once, so p is never 0).
-    """
-    magnitudes = np.abs(np.asarray(values, dtype=float))
-    magnitudes = magnitudes[magnitudes > 0]  # zeros are sign-invariant
+    """`sign_flip_p_values` for one metric; None without values."""
     if len(values) == 0:
         return None
-    if len(magnitudes) == 0:
-        return 1.0
-    observed = abs(float(np.sum(values))) * (1 - 1e-9)
-    total = float(magnitudes.sum())
-    n = len(magnitudes)
-    if n <= EXACT_SIGN_FLIP_MAX_TASKS:
-        patterns = (np.arange(2 ** n)[:, None] >> np.arange(n)) & 1
-        sums = 2 * (patterns @ magnitudes) - total
-        return float(np.mean(np.abs(sums) >= observed))
-    rng = np.random.default_rng(seed)
-    extreme, done = 0, 0
-    while done < draws:
-        block = min(_SIGN_FLIP_BLOCK, draws - done)
-        positive = rng.random((block, n)) < 0.5
-        sums = 2 * (positive @ magnitudes) - total
-        extreme += int(np.count_nonzero(np.abs(sums) >= observed))
-        done += block
-    return (extreme + 1) / (draws + 1)
+    return float(sign_flip_p_values(np.asarray(values, float)[:, None], draws, seed)[0])
 
 
 def log_median(log_values: np.ndarray) -> float:

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Whole-process time of `compare.py` on synthetic results: 1,000 tasks x 5 repeats and 8 x 3.
+
+Each figure is the median of a few runs of a fresh interpreter (imports included), which is
+what a CI step pays. Also prints the time of a bare `python -c pass` as the floor.
+
+Usage: benchmarks/compare_speed.py [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from compare_builders import index, run  # noqa: E402
+
+
+def synthetic_index(tasks: int, repeats: int, seed: int = 1) -> dict:
+    rng = random.Random(seed)
+    runs = []
+    for t in range(tasks):
+        p = rng.uniform(0.2, 0.9)
+        for r in range(repeats):
+            for variant in ("base", "candidate"):
+                runs.append(run(f"task-{t:04d}", r, variant, rng.random() < p,
+                                wall_seconds=rng.uniform(10, 90), input_tokens=rng.randint(1000, 90000),
+                                output_tokens=rng.randint(100, 9000), provider_cost_usd=rng.uniform(0.001, 0.3),
+                                tool_calls=rng.randint(0, 60), edited_files=["src/a.py"],
+                                checks=[{"argv": ["pytest", "-q"], "exit_code": 0, "timed_out": False,
+                                         "duration_seconds": 1.2, "stdout_tail": "1 passed", "stderr_tail": ""}]))
+    return index(runs)
+
+
+def timed(argv: list[str], runs: int) -> float:
+    """Median wall time of `argv` over `runs` fresh processes (the command must not crash)."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, text=True)
+        times.append(time.perf_counter() - started)
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{argv} exited {done.returncode}:\n{done.stderr}")
+    return statistics.median(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    policy = {"soft": {"max_success_rate_drop": 0.1, "max_paired_wall_time_ratio": 1.5,
+                       "max_paired_output_token_ratio": 1.5, "max_paired_input_token_ratio": 1.5,
+                       "max_paired_provider_cost_ratio": 1.5, "max_paired_tool_call_ratio": 1.5}}
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        (work / "policy.json").write_text(json.dumps(policy))
+        floor = timed([sys.executable, "-c", "pass"], args.runs)
+        print(f"{'suite':>12} {'runs':>7} {'index MB':>9} {'compare s':>10}")
+        for tasks, repeats in ((1000, 5), (8, 3)):
+            out = work / f"{tasks}x{repeats}"
+            out.mkdir()
+            (out / "index.json").write_text(json.dumps(synthetic_index(tasks, repeats)))
+            argv = [sys.executable, str(ROOT / "compare.py"), "--results", str(out / "index.json"),
+                    "--policy", str(work / "policy.json"), "--summary", str(out / "summary.md")]
+            seconds = timed(argv, args.runs)
+            size = (out / "index.json").stat().st_size / 1e6
+            print(f"{f'{tasks} x {repeats}':>12} {2 * tasks * repeats:>7} {size:>9.1f} {seconds:>10.2f}")
+        print(f"{'python floor':>12} {'':>7} {'':>9} {floor:>10.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
