@@ -92,3 +92,13 @@ def test_hard_regressions_fail_even_when_statistics_cannot_be_evaluated(tmp_path
             record["valid"] = False
     code, summary, _ = compare(tmp_path, index(runs), policy())
     assert code == 1 and summary["verdict"] == "fail" and summary["not_evaluated"]
+
+
+def test_shipped_policy_validates_and_gates_in_warn_mode():
+    from pathlib import Path
+
+    from instruction_gate.policy import load_policy
+
+    shipped = load_policy(Path(__file__).resolve().parent.parent / "policy.json")
+    assert shipped.soft["mode"] == "warn" and shipped.soft["max_success_rate_drop"] == 0.1
+    assert shipped.blocks_category("forbidden_file_edited") and not shipped.hard["fail_on_preexisting"]
