@@ -74,8 +74,11 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
         if stage == "compare":
             break
         if stage_failed:
-            meaning = EXIT_MEANINGS.get(code, "unexpected error")
-            return Outcome(code if code in (2, 3) else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
+            # Exit 1 is a gate verdict only for compare (and a recorded regression for evaluate);
+            # from the static contract it can only mean a crash.
+            expected = code in (2, 3)
+            meaning = EXIT_MEANINGS[code] if expected else "unexpected exit, see the step's log"
+            return Outcome(code if expected else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
     if "compare" not in MODE_STAGES.get(mode, ()):
         done = " and ".join(STAGE_TITLES[s] for s in MODE_STAGES.get(mode, ())) or "change detection"
         return Outcome(0, f"{done} finished")

@@ -11,6 +11,10 @@ act quirks this relies on (act 0.2.x, `-P ubuntu-latest=-self-hosted`):
   `actions/checkout` step without `ref:`/`repository:`; with either, act clones from GitHub;
 - untracked files and nested repositories are copied too, `.gitignore`d ones are not;
 - the host environment (PATH included) reaches the steps, `env.ACT` is 'true';
+- an unset step output compares equal to '0' (GitHub: unequal), so the action gates its
+  steps on words (`passed == 'true'`), never on numeric strings;
+- every remote action of a composite action is loaded before it runs, skipped steps too:
+  `--local-repository` points those at an empty stand-in;
 - each step's `$GITHUB_STEP_SUMMARY` is echoed to the log as `Summary - ...` lines.
 """
 
@@ -26,15 +30,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from instruction_gate import proc
+from instruction_gate import demo_repo, proc
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACT = Path(sys.executable).parent / "act"
 #: What the action needs from this project at run time, and what a repository vendors.
 HARNESS = ("action.yml", "requirements-action.txt", "runner.py", "compare.py", "instruction_gate", "schemas")
-SUITE = ("manifest.json", "policy.json", "tasks", "adapters", "mutations")
-BENIGN_EDIT = ("- Keep functions small and add a regression test for every bug you fix.",
-               "- Keep functions small; add a regression test for every bug you fix.")
 
 
 def _copy(names: tuple[str, ...], source: Path, target: Path) -> None:
@@ -52,25 +53,18 @@ def _git(cwd: Path, *args: str) -> str:
 
 
 def build_example(target: Path) -> dict[str, str]:
-    """The example repository with the suite vendored; returns base and candidate SHAs by name."""
-    shutil.copytree(REPO_ROOT / "examples" / "repo", target, ignore=shutil.ignore_patterns("__pycache__"))
-    _copy(HARNESS + SUITE, REPO_ROOT, target / "evals" / "instructions")
-    _git(target, "init", "-q", "-b", "main")
-    _git(target, "add", "-A")
-    _git(target, "commit", "-qm", "base")
-    shas = {"base": _git(target, "rev-parse", "HEAD")}
-    agents = target / "AGENTS.md"
-    original = agents.read_text()
-    assert BENIGN_EDIT[0] in original
-    agents.write_text(original.replace(*BENIGN_EDIT))
-    _git(target, "commit", "-qam", "benign wording change")
-    shas["benign"] = _git(target, "rev-parse", "HEAD")
-    _git(target, "checkout", "-q", "--detach", shas["base"])
-    _git(target, "apply", str(REPO_ROOT / "mutations" / "contradiction.patch"))
+    """The demo repository (suite vendored at evals/instructions/) with the base checked out and
+    two candidate commits present only as objects; returns the SHAs by name."""
+    demo = demo_repo.build(target, demo_repo.resolve_candidate("benign"))
+    shas = {"base": demo.base, "benign": demo.candidate}
+    _git(target, "branch", "-q", "benign", demo.candidate)
+    _git(target, "checkout", "-q", "--detach", demo.base)
+    _git(target, "apply", str(demo_repo.MUTATIONS_DIR / "contradiction.patch"))
     _git(target, "commit", "-qam", "contradicting rule")
     shas["contradiction"] = _git(target, "rev-parse", "HEAD")
-    # The trusted base is what the job finds checked out; candidates exist only as objects.
-    _git(target, "checkout", "-q", "main")
+    _git(target, "branch", "-q", "contradiction")
+    # The trusted base is what the job finds checked out.
+    _git(target, "checkout", "-q", "-B", "main", demo.base)
     return shas
 
 

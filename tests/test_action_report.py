@@ -73,3 +73,9 @@ def test_a_stage_that_never_ran_is_an_error(tmp_path):
 def test_changes_mode_reports_success_without_a_verdict(tmp_path):
     code, outputs, step_summary = _run(tmp_path, {"MODE": "changes", "OUTPUT_DIR": str(tmp_path)})
     assert (code, outputs["verdict"], step_summary) == (0, "", "")
+
+
+def test_a_crashing_static_contract_is_not_called_a_gate_failure(tmp_path):
+    code, outputs, _ = _run(tmp_path, {"MODE": "validate", "OUTPUT_DIR": str(tmp_path), "VALIDATE_EXIT": "1"})
+    assert code == 3
+    assert outputs["exit-reason"] == "static contract exited 1: unexpected exit, see the step's log"
