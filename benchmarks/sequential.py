@@ -24,8 +24,6 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from instruction_gate import sequential  # noqa: E402
-from instruction_gate.metrics import METRICS, evaluate_metric  # noqa: E402
-from instruction_gate.pairing import Pair  # noqa: E402
 
 CONFIDENCE = 0.95
 #: (tasks, rounds, bound, drops): drops include 0 (A/A) and the drop the fixed design catches ~80 %.
@@ -46,18 +44,14 @@ def simulate(rng: np.random.Generator, sims: int, tasks: int, rounds: int, drop:
     return candidate.astype(int) - base.astype(int)
 
 
-SUCCESS = next(spec for spec in METRICS if spec.name == "resolved")
-STATISTICS = {"confidence_level": CONFIDENCE, "draws": 1000, "seed": 0}
-_OUTCOMES = {-1: ({"resolved": True}, {"resolved": False}), 0: ({"resolved": True}, {"resolved": True}),
-             1: ({"resolved": False}, {"resolved": True})}
+#: A one-look design is the fixed design: its interval is compare's 95 % interval and its verdict
+#: rule compare's (tests/test_sequential.py checks the two agree on random data).
+FIXED = sequential.Design(max_rounds=1, alpha=(1 - CONFIDENCE) / 2)
 
 
 def fixed_verdict(deltas: np.ndarray, bound: float) -> str:
-    """Compare's own success-rate verdict (metrics.evaluate_metric) on all pairs of one evaluation."""
-    tasks, rounds = deltas.shape
-    pairs = [Pair(f"t{t}", r, *_OUTCOMES[int(deltas[t, r])]) for t in range(tasks) for r in range(rounds)]
-    task_index = np.repeat(np.arange(tasks), rounds)
-    return evaluate_metric(SUCCESS, pairs, task_index, tasks, bound, STATISTICS).verdict
+    """Compare's success-rate verdict on all pairs of one simulated evaluation."""
+    return sequential.assess(deltas.mean(axis=1), deltas.size, bound, FIXED, 1).verdict
 
 
 def sequential_verdict(deltas: np.ndarray, bound: float, design: sequential.Design,

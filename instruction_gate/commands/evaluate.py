@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from instruction_gate import __version__, evaluation
+from instruction_gate import __version__, evaluation, rounds
 from instruction_gate.adapter import resolve_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
@@ -38,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", default="1/1", help="K/N: evaluate the K-th of N deterministic task shards")
     parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
+    rounds.add_arguments(parser)
 
 
 def _shard(value: str) -> tuple[int, int]:
@@ -73,13 +74,14 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)
+    chosen = rounds.controls(args)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate)
     manifest, contract = checked.manifest, checked.contract
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
-    repeats = args.repeats or manifest.repeats
+    repeats = chosen.repeats(manifest.repeats, args.repeats)
     specs = evaluation.plan(manifest, repeats, args.tasks, shard)
     envs = split_environment()
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
@@ -90,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     if args.resume:
         kept = store.load_finished()
         print(f"resume: {kept} finished runs kept", file=sys.stderr)
+        rounds.adopt_resumed(chosen, store.runs)
     store.write_index()
     _terminate_on_sigterm()
     stage, fixture_problems = build_stage(checked, args.temp_dir)
@@ -104,8 +107,10 @@ def run(args: argparse.Namespace) -> int:
                 solutions[task.id] = path
         prompts = {t.id: [blob_text(checked.repo, contract, p) for p in t.prompt_files] for t in manifest.tasks}
         run = evaluation.Evaluation(stage, store, resolve_command(command, Path.cwd()), envs, header, prompts,
-                                    solutions, fixture_problems, options, declared_rules)
-        run.execute(specs, args.jobs)
+                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget)
+        if chosen.fill:
+            return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
+        rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))
     finally:
         stage.close()
     mine = {k: v for k, v in store.runs.items() if k[0] in header["tasks"]}
