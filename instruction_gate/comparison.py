@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from instruction_gate import stats
+from instruction_gate import spending_compare, stats
 from instruction_gate.decision import Decision, decide
 from instruction_gate.hardgates import HardFinding, classify
 from instruction_gate.metrics import MetricResult, evaluate_metrics
@@ -43,6 +43,7 @@ class Comparison:
     power: stats.PowerNote | None
     provenance: dict[str, dict[str, list[str]]]  #: field -> variant -> distinct values
     decision: Decision
+    spending: dict[str, Any] = field(default_factory=dict)  #: sequential stop, budget, cost (spending_compare)
 
     def metric(self, name: str) -> MetricResult:
         return next(m for m in self.metrics if m.spec.name == name)
@@ -96,13 +97,16 @@ def power_for(success: MetricResult, pairing: Pairing, policy: Policy) -> stats.
 
 def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None = None) -> Comparison:
     pairing = pair_runs(results)
-    metrics = evaluate_metrics(pairing.pairs, policy.soft, policy.statistics)
+    spending = spending_compare.combined(results.headers)
+    metrics = spending_compare.sequential_metrics(evaluate_metrics(pairing.pairs, policy.soft, policy.statistics),
+                                                  pairing.pairs, policy, spending)
     findings = classify(results, policy)
     found = provenance(pairing)
     comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,
-                            Decision("error", 3, ""))
+                            Decision("error", 3, ""), spending)
     comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
     comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found), load_problems)
+    spending_compare.apply_budget_stop(comparison.decision, policy, spending)
     return comparison
 
 

@@ -50,6 +50,11 @@ def markdown(header: dict[str, Any]) -> list[str]:
         lines.append(f"Sequential mode (`{sequential.get('boundary')}` boundaries, at most "
                      f"{sequential.get('max_rounds')} rounds): stopped after round {stopped.get('round')} "
                      f"— {stopped.get('reason')}: {stopped.get('detail')}")
+        looks = sequential.get("looks") or []
+        if looks:
+            lines.append(f"The success-rate interval above is this round's repeated interval "
+                         f"({looks[-1]['confidence']:.3%} two-sided), the level the stopping boundaries were "
+                         f"computed for; the other metrics use the policy's level.")
         lines.append("")
     elif isinstance(stopped, dict):
         lines.append(f"Stopped early — {stopped.get('reason')}: {stopped.get('detail')}")

@@ -31,6 +31,7 @@ class ResultSet:
     header: dict[str, Any] = field(default_factory=dict)  #: agreed base_sha, candidate_sha, ...
     planned_pairs: set[tuple[str, int]] = field(default_factory=set)  #: from index headers (tasks x repeats)
     shards: list[str] = field(default_factory=list)
+    headers: list[dict[str, Any]] = field(default_factory=list)  #: each input index's header (without runs)
 
 
 def index_files(path: Path) -> list[Path]:
@@ -89,6 +90,7 @@ def add_file(result: ResultSet, path: Path) -> None:
         result.planned_pairs.update((t, r) for t in header["tasks"] for r in range(header["repeats"]))
     if header.get("shard"):
         result.shards.append(str(header["shard"]))
+    result.headers.append({k: v for k, v in header.items() if k != "runs"})
     for position, run in enumerate(runs):
         key = _key(run, f"{path}::{runs_path}[{position}]")
         if key in result.runs:

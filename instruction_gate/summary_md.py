@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from instruction_gate import cost_report
 from instruction_gate import textfmt as fmt
 from instruction_gate.comparison import Comparison
 from instruction_gate.metrics import NOT_GATED
@@ -120,6 +121,10 @@ def _provenance(c: Comparison) -> list[str]:
     return ["### Provenance", ""] + _table(["", "base", "candidate"], rows) + ["", "Commits: " + ", ".join(shas) + ".", ""]
 
 
+def _spending(c: Comparison) -> list[str]:
+    return cost_report.markdown(c.spending)
+
+
 def render(c: Comparison) -> str:
     decision = c.decision
     lines = [f"## {_ICONS[decision.verdict]} instruction-gate — {fmt.md(decision.headline, 600)}", ""]
@@ -127,6 +132,6 @@ def render(c: Comparison) -> str:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    for section in (_hard_gates, _metrics, _flips, _lost, _power, _provenance):
+    for section in (_hard_gates, _metrics, _flips, _lost, _power, _spending, _provenance):
         lines += section(c)
     return "\n".join(lines).rstrip() + "\n"
