@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from instruction_gate.lint import markdown
+
 DirectiveKind = Literal["run", "test_command", "verify", "forbid_command", "protect_path",
                         "approve_command", "approve_edit", "read"]
 
@@ -106,15 +108,11 @@ def _parse_clause(clause: str, codes: list[str]) -> list[tuple[DirectiveKind, st
 def parse(text: str, source: str) -> list[Directive]:
     """Every directive in `text`, in document order. Fenced code blocks are ignored."""
     directives: list[Directive] = []
-    in_fence = False
-    for number, raw_line in enumerate(text.splitlines(), start=1):
-        if raw_line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
+    for line in markdown.lines(text):
+        if line.in_code:
             continue
-        if in_fence:
-            continue
-        line = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*", "", raw_line)
-        for clause, codes in _clauses(line):
+        prose = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*", "", line.text)
+        for clause, codes in _clauses(prose):
             for kind, argument in _parse_clause(clause, codes):
-                directives.append(Directive(kind, argument, source, number, _readable(clause, codes)))
+                directives.append(Directive(kind, argument, source, line.number, _readable(clause, codes)))
     return directives
