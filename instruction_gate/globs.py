@@ -2,7 +2,7 @@
 
 Patterns are anchored at the repository root (`AGENTS.md` means the root file only;
 `**/AGENTS.md` means that name in any directory, the root included). Matching uses
-pathspec's git-wildmatch engine rather than fnmatch, whose `*` crosses `/`.
+pathspec's gitignore-style wildmatch engine rather than fnmatch, whose `*` crosses `/`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def _anchor(pattern: str) -> str:
 def compile_globs(patterns: tuple[str, ...]) -> pathspec.PathSpec:
     """Compile patterns; raises ValueError naming the bad pattern."""
     try:
-        return pathspec.PathSpec.from_lines("gitwildmatch", [_anchor(p) for p in patterns])
+        return pathspec.PathSpec.from_lines("gitignore", [_anchor(p) for p in patterns])
     except Exception as exc:  # pathspec raises several types for bad patterns
         raise ValueError(f"invalid glob {patterns!r}: {exc}") from None
 
