@@ -1,0 +1,129 @@
+"""Budget caps: pairs admitted whole, caps stop the evaluation, a stopped evaluation is never a pass."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from instruction_gate.budget import Budget
+from tests.conftest import REPO_ROOT
+from tests.runner.suite import build_suite_repo, load_index, run_cli, task, write_adapter
+
+PRICED = 'emit(type="result", status="completed", tool_calls=1, provider_cost_usd=0.25, instruction_sources=["AGENTS.md"], agent_name="test", model="none")'
+
+
+@dataclass(frozen=True)
+class _Task:
+    id: str
+    max_provider_cost_usd: float | None = None
+
+
+@dataclass(frozen=True)
+class _Spec:
+    task: _Task
+    repeat: int
+    variant: str
+    order: int
+
+
+def _pair(task_id: str, repeat: int, cap: float | None = None) -> tuple[_Spec, _Spec]:
+    t = _Task(task_id, cap)
+    return _Spec(t, repeat, "base", 0), _Spec(t, repeat, "candidate", 1)
+
+
+def test_run_cap_admits_whole_pairs_only():
+    budget = Budget(max_agent_runs=5)
+    first, second, third = _pair("a", 0), _pair("b", 0), _pair("c", 0)
+    assert all(budget.admit(s) for s in (*first, *second))
+    assert not budget.admit(third[0])
+    assert not budget.admit(third[1])
+    assert budget.runs_admitted == 4
+    assert "max_agent_runs 5" in budget.stop_reason and "c repeat 0" in budget.stop_reason
+
+
+def test_partner_of_an_admitted_run_still_starts_after_the_stop():
+    budget = Budget(max_agent_runs=2)
+    base, candidate = _pair("a", 0)
+    other = _pair("b", 0)[0]
+    assert budget.admit(base)
+    assert not budget.admit(other)
+    assert budget.admit(candidate)
+
+
+def test_dollar_cap_uses_the_priciest_run_seen():
+    budget = Budget(max_provider_usd=1.0)
+    for spec in _pair("a", 0):
+        assert budget.admit(spec)
+        budget.settle({"provider_cost_usd": 0.3})
+    assert not budget.admit(_pair("b", 0)[0])  # 0.6 spent + 2 x 0.3 > 1.0
+    assert "max_provider_usd 1" in budget.stop_reason
+    assert budget.as_record()["spent_usd"] == 0.6
+
+
+def test_dollar_cap_counts_the_task_limit_before_any_run():
+    assert not Budget(max_provider_usd=1.0).admit(_pair("a", 0, cap=0.6)[0])
+    assert Budget(max_provider_usd=1.0).admit(_pair("a", 0, cap=0.5)[0])
+
+
+def test_unpriced_runs_are_counted():
+    budget = Budget(max_provider_usd=1.0)
+    budget.settle({"provider_cost_usd": None})
+    assert budget.as_record()["unpriced_runs"] == 1
+
+
+def _policy(tmp_path, **blocks) -> str:
+    path = tmp_path / "policy.json"
+    path.write_text(json.dumps({"schema_version": 1, "soft": {"max_success_rate_drop": 0.1}, **blocks}))
+    return str(path)
+
+
+def _compare(out, policy) -> tuple[subprocess.CompletedProcess, dict]:
+    summary = out / "summary.md"
+    done = subprocess.run([sys.executable, "-m", "instruction_gate", "compare", "--results", str(out),
+                           "--policy", policy, "--summary", str(summary)],
+                          cwd=REPO_ROOT, capture_output=True, text=True, timeout=120)
+    return done, json.loads((out / "summary.json").read_text())
+
+
+def test_run_cap_stops_the_evaluation_and_compare_says_inconclusive(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2"), task("t3")], repeats=2)
+    adapter = write_adapter(tmp_path, PRICED)
+    out = tmp_path / "out"
+    policy = _policy(tmp_path, budget={"max_agent_runs": 8})
+    done = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
+                   "--out", str(out), "--adapter", str(adapter), "--policy", policy)
+    assert done.returncode == 0, done.stderr
+    index = load_index(out)
+    assert len(index["runs"]) == 8
+    # Repeat-major under a cap: every task got its first pair before any got a second.
+    assert {(r["task_id"], r["repeat"]) for r in index["runs"]} == {("t1", 0), ("t2", 0), ("t3", 0), ("t1", 1)}
+    assert index["stopped"]["reason"] == "budget"
+    assert index["budget"]["stopped"] is True
+    assert index["cost"]["agent_runs"] == 8 and index["cost"]["fixed_design_runs"] == 12
+    compared, summary = _compare(out, policy)
+    assert summary["verdict"] == "inconclusive"
+    assert "budget cap" in summary["headline"] and "max_agent_runs 8" in summary["headline"]
+    assert compared.returncode == 0  # on_inconclusive defaults to warn
+    assert summary["spending"]["stopped"]["reason"] == "budget"
+    assert "Runs and cost" in (out / "summary.md").read_text()
+
+
+def test_budget_stop_blocks_when_inconclusive_blocks(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2")], repeats=2)
+    adapter = write_adapter(tmp_path, PRICED)
+    out = tmp_path / "out"
+    evaluated = _policy(tmp_path, budget={"max_provider_usd": 1.2})
+    done = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
+                   "--out", str(out), "--adapter", str(adapter), "--policy", evaluated)
+    assert done.returncode == 0, done.stderr
+    index = load_index(out)
+    assert len(index["runs"]) == 4 and index["budget"]["spent_usd"] == 1.0
+    assert "max_provider_usd 1.2" in index["stopped"]["detail"]
+    strict = tmp_path / "strict.json"
+    strict.write_text(json.dumps({"soft": {"max_success_rate_drop": 0.1, "on_inconclusive": "fail"}}))
+    compared, summary = _compare(out, str(strict))
+    assert compared.returncode == 1
+    assert summary["verdict"] == "inconclusive"
+    assert any("budget cap" in e for e in summary["errors"])
