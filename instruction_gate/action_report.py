@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error", 3: "could not evaluate"}
-STAGES = ("validate", "evaluate", "compare")
+STAGES = ("changes", "validate", "evaluate", "compare")
 #: Which stages each mode runs, in order.
-MODE_STAGES = {"changes": (), "validate": ("validate",), "evaluate": ("evaluate",),
-               "compare": ("compare",), "all": STAGES}
-STAGE_TITLES = {"validate": "static contract", "evaluate": "paired evaluation", "compare": "compare"}
+MODE_STAGES = {"changes": ("changes",), "validate": ("validate",), "evaluate": ("evaluate",),
+               "compare": ("compare",), "all": ("validate", "evaluate", "compare")}
+STAGE_TITLES = {"changes": "change detection", "validate": "static contract",
+                "evaluate": "paired evaluation", "compare": "compare"}
 LOG_TAIL_LINES = 40
 
 
@@ -64,7 +65,9 @@ def failing_tasks(summary: Mapping[str, Any]) -> tuple[str, ...]:
 
 def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) -> Outcome:
     """Combine the stages' exit codes (None: did not run) into the action's outcome."""
-    for stage in MODE_STAGES.get(mode, ()):
+    if mode not in MODE_STAGES:
+        return Outcome(2, f"unknown mode {mode!r}", "error")
+    for stage in MODE_STAGES[mode]:
         code = codes.get(stage)
         title = STAGE_TITLES[stage]
         if code is None:
@@ -80,8 +83,7 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
             meaning = EXIT_MEANINGS[code] if expected else "unexpected exit, see the step's log"
             return Outcome(code if expected else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
     if "compare" not in MODE_STAGES.get(mode, ()):
-        done = " and ".join(STAGE_TITLES[s] for s in MODE_STAGES.get(mode, ())) or "change detection"
-        return Outcome(0, f"{done} finished")
+        return Outcome(0, f"{STAGE_TITLES[MODE_STAGES[mode][0]]} finished")
     return _compare_outcome(codes["compare"], output_dir)
 
 

@@ -165,6 +165,7 @@ def test_benign_candidate_passes(act_workspace, tmp_path):
     assert result.exit_code == 0, log[-6000:]
     assert "Job succeeded" in log
     outputs = gate_outputs(log)
+    assert outputs["INSTRUCTIONS_CHANGED"] == "true"
     assert outputs["VERDICT"] == "pass", outputs
     assert outputs["EXIT_CODE"] == "0"
     assert int(outputs["VALID_PAIRS"]) == len(TASKS)

@@ -71,8 +71,15 @@ def test_a_stage_that_never_ran_is_an_error(tmp_path):
 
 
 def test_changes_mode_reports_success_without_a_verdict(tmp_path):
-    code, outputs, step_summary = _run(tmp_path, {"MODE": "changes", "OUTPUT_DIR": str(tmp_path)})
-    assert (code, outputs["verdict"], step_summary) == (0, "", "")
+    code, outputs, step_summary = _run(tmp_path, {"MODE": "changes", "OUTPUT_DIR": str(tmp_path), "CHANGES_EXIT": "0"})
+    assert (code, outputs["verdict"], outputs["exit-reason"], step_summary) == (0, "", "change detection finished", "")
+
+
+def test_failed_change_detection_fails_the_action(tmp_path):
+    (tmp_path / "instruction-gate-changes.log").write_text("manifest.json::$.tasks: bad\n")
+    code, outputs, step_summary = _run(tmp_path, {"MODE": "changes", "OUTPUT_DIR": str(tmp_path), "CHANGES_EXIT": "2"})
+    assert (code, outputs["verdict"]) == (2, "error")
+    assert "manifest.json::$.tasks: bad" in step_summary
 
 
 def test_a_crashing_static_contract_is_not_called_a_gate_failure(tmp_path):
