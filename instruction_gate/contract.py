@@ -73,8 +73,11 @@ def _symlink_problem(path: str, target: str, manifest: Manifest) -> str | None:
     return None
 
 
-def check(repo: Path, manifest: Manifest, base: str, candidate: str) -> Contract:
-    """Enforce the static contract; raise ContractError naming every offending path."""
+def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_identical: bool = False) -> Contract:
+    """Enforce the static contract; raise ContractError naming every offending path.
+
+    `allow_identical` is for runs of the base arm alone (filling the baseline cache).
+    """
     base_sha = resolve_commit(repo, base, "base")
     candidate_sha = resolve_commit(repo, candidate, "candidate")
     merge = git.git("merge-base", base_sha, candidate_sha, cwd=repo, check=False)
@@ -117,7 +120,7 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str) -> Contract
                     problems.append(why)
     if problems:
         raise ContractError("the candidate breaks the static contract", sorted(set(problems)))
-    if base_instructions == candidate_instructions:
+    if base_instructions == candidate_instructions and not allow_identical:
         raise ContractError("base and candidate instruction files are byte-identical: nothing to evaluate",
                             [f"instruction paths: {list(manifest.instruction_paths)}"])
     return Contract(base_sha, candidate_sha, merge_base, base_tree, base_instructions,

@@ -30,11 +30,11 @@ def repo_root(path: Path) -> Path:
     return Path(result.stdout.strip())
 
 
-def check_all(repo: Path, manifest_path: Path, base: str, candidate: str) -> Checked:
+def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_identical: bool = False) -> Checked:
     """Manifest schema and semantics, files at the base commit, and the static contract."""
     repo = repo_root(repo)
     manifest = manifest_mod.load(manifest_path)
-    checked = contract_mod.check(repo, manifest, base, candidate)
+    checked = contract_mod.check(repo, manifest, base, candidate, allow_identical)
     problems = contract_mod.missing_suite_files(manifest, checked.base_tree, str(manifest_path))
     if problems:
         raise ConfigError(f"{manifest_path}: references files missing at the base commit", problems)

@@ -104,4 +104,5 @@ def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, reuse: Reus
             continue
         store.write(reused_record(hit, store.header, spec.order), hit.patch)
         reuse.reused += 1
-    evaluation.execute(refused, jobs)
+    if refused:
+        evaluation.execute(refused, jobs)

@@ -193,7 +193,7 @@ class Slot:
         self.gen_index = base / "gen.index"
         self.val_index = base / "val.index"
         for directory in (self.generation, self.validation):
-            directory.mkdir(parents=True)
+            directory.mkdir(parents=True, exist_ok=True)  # a later batch of the same evaluation reuses it
 
     def _reset(self, work_tree: Path, index: Path, tree: str) -> None:
         """Make `work_tree` exactly `tree`, rewriting only what differs."""

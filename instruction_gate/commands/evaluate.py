@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)
     chosen = rounds.controls(args)
-    checked = check_all(args.repo, args.manifest, args.base, args.candidate)
+    checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache)
     manifest, contract = checked.manifest, checked.contract
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
