@@ -89,6 +89,9 @@ def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcom
     print(f"[{candidate.name}] paired evaluation: {repo.path} (base {repo.base[:8]}, candidate {repo.candidate[:8]})",
           flush=True)
     evaluated = proc.run(runner, repo.path)
+    for line in evaluated.stderr.splitlines():
+        if "runs recorded" in line:
+            print(f"    {line.strip()}")
     if not (results / "index.json").is_file() or evaluated.exit_code == EXIT_USAGE:
         _show(evaluated)
         return Outcome(candidate.name, evaluated.exit_code if evaluated.exit_code is not None else EXIT_USAGE,

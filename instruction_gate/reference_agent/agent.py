@@ -48,6 +48,7 @@ class ReferenceAgent:
         self.timeout = float((request.get("limits") or {}).get("timeout_seconds") or DEFAULT_COMMAND_TIMEOUT)
         self.usage, self.tool_calls, self.started = Usage(), 0, time.monotonic()
         self.asked: set[str] = set()
+        self.turn = 0  #: current turn; finishing steps belong to the last one
         rng = directive_rng(options.seed, str(request.get("task_id")), str(request.get("variant")),
                             int(request.get("repeat") or 0))
         self.skip = (lambda d: rng.random() < options.skip_probability) if options.skip_probability > 0 else (lambda d: False)
@@ -78,7 +79,7 @@ class ReferenceAgent:
     def _tool(self, event: dict[str, Any], output_bytes: int) -> None:
         self.usage.step(output_bytes)
         self.tool_calls += 1
-        self.emit({"type": "tool", **event})
+        self.emit({"type": "tool", **event, "turn": self.turn})
 
     def _ask(self, target: str, directive: Directive | None) -> None:
         if target not in self.asked:
@@ -122,7 +123,7 @@ class ReferenceAgent:
         self.usage.step(outcome.patch_bytes)
         for change in outcome.applied:
             self.tool_calls += 1
-            self.emit({"type": "file_change", "path": change.path, "change": change.change})
+            self.emit({"type": "file_change", "path": change.path, "change": change.change, "turn": self.turn})
         return None
 
     def run(self) -> dict[str, Any]:
@@ -130,6 +131,7 @@ class ReferenceAgent:
         turns = self.request.get("turns") or [self.request.get("prompt") or ""]
         error = None
         for index, prompt in enumerate(turns):
+            self.turn = index
             self.emit({"type": "turn", "index": index})
             self.usage.read(len(prompt.encode()))
             asked = parse(prompt, "prompt")

@@ -26,6 +26,17 @@ def test_same_task_different_instructions_run_different_commands(tmp_path):
                              "exit_code": make["exit_code"]}]
 
 
+def test_prompt_commands_run_in_their_turn_and_the_change_in_the_first(tmp_path):
+    root = workspace(tmp_path, "docs-typo-negative-control")
+    req = request(root, "docs-typo-negative-control")
+    req["turns"] = [req["prompt"], "Thanks. Now run `git status --short` and tell me what changed."]
+    events = run_agent(req)
+    assert [e["index"] for e in events if e["type"] == "turn"] == [0, 1]
+    assert [e["turn"] for e in events if e["type"] == "file_change"] == [0]
+    status = next(e for e in events if e.get("command") == "git status --short")
+    assert status["turn"] == 1 and status["exit_code"] == 0
+
+
 def test_scope_override_replaces_the_root_test_command(tmp_path):
     root = workspace(tmp_path, "payments-scope-override")
     events = run_agent(request(root, "payments-scope-override", cwd="services/payments"))
@@ -127,7 +138,7 @@ def test_adapter_script_speaks_the_protocol(tmp_path):
     result = proc.run([str(PROJECT / "adapters" / "reference")], root, env=env, stdin=json.dumps(req), timeout=60)
     events = [json.loads(line) for line in result.stdout.splitlines()]
     assert result.exit_code == 0 and events[-1]["type"] == "result" and events[-1]["status"] == "completed"
-    assert {"type": "file_change", "path": "docs/guide.md", "change": "modify"} in events
+    assert {"type": "file_change", "path": "docs/guide.md", "change": "modify", "turn": 0} in events
     bad = dict(req, adapter_options={"skip_probability": "2"})
     refused = proc.run([sys.executable, str(PROJECT / "adapters" / "reference")], root, env=env, stdin=json.dumps(bad))
     assert refused.exit_code == 2
