@@ -87,15 +87,19 @@ def _compare(out, policy) -> tuple[subprocess.CompletedProcess, dict]:
     return done, json.loads((out / "summary.json").read_text())
 
 
-def test_run_cap_stops_the_evaluation_and_compare_says_inconclusive(git_repo, tmp_path):
-    base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2"), task("t3")], repeats=2)
-    adapter = write_adapter(tmp_path, PRICED)
+def _evaluate_capped(git_repo, tmp_path, task_ids: list[str], policy: str):
+    """Two repeats of each task under `policy` with an adapter charging $0.25 per run."""
+    base, candidate = build_suite_repo(git_repo, [task(t) for t in task_ids], repeats=2)
     out = tmp_path / "out"
-    policy = _policy(tmp_path, budget={"max_agent_runs": 8})
     done = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
-                   "--out", str(out), "--adapter", str(adapter), "--policy", policy)
+                   "--out", str(out), "--adapter", str(write_adapter(tmp_path, PRICED)), "--policy", policy)
     assert done.returncode == 0, done.stderr
-    index = load_index(out)
+    return out, load_index(out)
+
+
+def test_run_cap_stops_the_evaluation_and_compare_says_inconclusive(git_repo, tmp_path):
+    policy = _policy(tmp_path, budget={"max_agent_runs": 8})
+    out, index = _evaluate_capped(git_repo, tmp_path, ["t1", "t2", "t3"], policy)
     assert len(index["runs"]) == 8
     # Repeat-major under a cap: every task got its first pair before any got a second.
     assert {(r["task_id"], r["repeat"]) for r in index["runs"]} == {("t1", 0), ("t2", 0), ("t3", 0), ("t1", 1)}
@@ -111,14 +115,7 @@ def test_run_cap_stops_the_evaluation_and_compare_says_inconclusive(git_repo, tm
 
 
 def test_budget_stop_blocks_when_inconclusive_blocks(git_repo, tmp_path):
-    base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2")], repeats=2)
-    adapter = write_adapter(tmp_path, PRICED)
-    out = tmp_path / "out"
-    evaluated = _policy(tmp_path, budget={"max_provider_usd": 1.2})
-    done = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
-                   "--out", str(out), "--adapter", str(adapter), "--policy", evaluated)
-    assert done.returncode == 0, done.stderr
-    index = load_index(out)
+    out, index = _evaluate_capped(git_repo, tmp_path, ["t1", "t2"], _policy(tmp_path, budget={"max_provider_usd": 1.2}))
     assert len(index["runs"]) == 4 and index["budget"]["spent_usd"] == 1.0
     assert "max_provider_usd 1.2" in index["stopped"]["detail"]
     strict = tmp_path / "strict.json"
