@@ -12,6 +12,7 @@ from instruction_gate.metrics import MetricResult, evaluate_metrics
 from instruction_gate.pairing import Pairing, pair_runs
 from instruction_gate.policy import Policy
 from instruction_gate.results import ResultSet
+from instruction_gate.rules.compare import evaluate_rule_metrics
 
 PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
 
@@ -100,6 +101,7 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     spending = spending_compare.combined(results.headers)
     metrics = spending_compare.sequential_metrics(evaluate_metrics(pairing.pairs, policy.soft, policy.statistics),
                                                   pairing.pairs, policy, spending)
+    metrics += evaluate_rule_metrics(pairing.pairs, policy.soft, policy.statistics)
     findings = classify(results, policy)
     found = provenance(pairing)
     comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,

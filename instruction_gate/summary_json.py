@@ -12,6 +12,7 @@ from instruction_gate import __version__, spending_compare
 from instruction_gate.comparison import Comparison, as_plain
 from instruction_gate.metrics import MetricResult
 from instruction_gate.records import RECORD_SCHEMA_VERSION
+from instruction_gate.rules.compare import rule_summary
 from instruction_gate.stats import EXACT_SIGN_FLIP_MAX_TASKS
 
 
@@ -75,6 +76,7 @@ def build_summary(comparison: Comparison) -> dict[str, Any]:
         "lost_runs": [{"task_id": r.task_id, "repeat": r.repeat, "variant": r.variant, "reason": r.reason}
                       for r in pairing.lost],
         "power": _power(comparison),
+        "rules": rule_summary(comparison.pairing.pairs, confidence),
         "spending": spending_compare.summary_block(comparison.spending),
         "p_value_method": (f"two-sided sign-flip permutation over task means; exact up to "
                            f"{EXACT_SIGN_FLIP_MAX_TASKS} tasks, else {comparison.policy.statistics['draws']} "

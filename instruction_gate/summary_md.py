@@ -6,6 +6,8 @@ from instruction_gate import cost_report
 from instruction_gate import textfmt as fmt
 from instruction_gate.comparison import Comparison
 from instruction_gate.metrics import NOT_GATED
+from instruction_gate.rules.compare import rule_summary
+from instruction_gate.rules.report import render_rules
 
 #: Rows shown per table; the rest is counted and left to summary.json.
 MAX_ROWS = 50
@@ -62,6 +64,12 @@ def _metrics(c: Comparison) -> list[str]:
                         "bound, PASS = whole interval within it, otherwise INCONCLUSIVE. "
                         f"Policy: `soft.mode` = {soft['mode']}, `soft.on_inconclusive` = {soft['on_inconclusive']}.",
                     ""]
+
+
+def _rules(c: Comparison) -> list[str]:
+    if c.decision.not_evaluated:
+        return []
+    return render_rules(rule_summary(c.pairing.pairs, c.policy.confidence), c.policy.confidence)
 
 
 def _flips(c: Comparison) -> list[str]:
@@ -132,6 +140,6 @@ def render(c: Comparison) -> str:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    for section in (_hard_gates, _metrics, _flips, _lost, _power, _spending, _provenance):
+    for section in (_hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance):
         lines += section(c)
     return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,87 @@
+"""compare reports rule metrics: paired deltas with intervals on hand-built runs with known answers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.compare_builders import compare, index, policy, run
+
+T_975_DF2 = 4.302652729749464  # Student t quantile, 97.5 %, 2 degrees of freedom
+
+
+def rule_metrics(compliance: float, c_isr: float, category_rate: float = 1.0, turns: int = 1) -> dict:
+    return {"turns": turns, "rules": 4, "satisfied": 2, "violated": 2, "undetermined": 0, "inapplicable": 0,
+            "triggering_rate": 1.0, "compliance_rate": compliance, "exact_compliance_rate": compliance,
+            "csr": compliance, "c_isr": c_isr,
+            "per_turn": [{"turn": 0, "satisfied": 2, "violated": 2, "undetermined": 0, "csr": compliance, "c_isr": c_isr}],
+            "by_category": {"workflow.testing": {"rules": 1, "compliance_rate": category_rate}}}
+
+
+def rules_list(violated: bool) -> list[dict]:
+    return [{"id": "tests-after-edit", "kind": "command_order", "category": "workflow.testing", "evidence_type": "trajectory",
+             "exact": True, "outcome": "violated" if violated else "satisfied", "turn": None, "targets": 1, "evidence": []}]
+
+
+def suite(candidate_compliance: dict[str, float]) -> dict:
+    """Three tasks, two repeats; base complies fully, the candidate at the given per-task rate."""
+    runs = []
+    for task, rate in candidate_compliance.items():
+        for repeat in range(2):
+            runs.append(run(task, repeat, "base", rule_metrics=rule_metrics(1.0, 1.0), rules=rules_list(False)))
+            runs.append(run(task, repeat, "candidate", rule_metrics=rule_metrics(rate, 1.0 if rate == 1 else 0.0, rate),
+                            rules=rules_list(rate < 1)))
+    return index(runs)
+
+
+def test_known_deltas_and_intervals(tmp_path):
+    code, summary, markdown = compare(tmp_path, suite({"a": 0.5, "b": 0.75, "c": 1.0}), policy())
+    assert code == 0
+    section = summary["rules"]
+    compliance = section["metrics"]["compliance_rate"]
+    half = T_975_DF2 * 0.25 / math.sqrt(3)  # task deltas -0.5, -0.25, 0: mean -0.25, sd 0.25
+    assert (compliance["base"], compliance["candidate"]) == (1.0, 0.75)
+    assert compliance["estimate"] == pytest.approx(-0.25)
+    assert (compliance["low"], compliance["high"]) == (pytest.approx(-0.25 - half), pytest.approx(-0.25 + half))
+    assert (compliance["pairs"], compliance["tasks"]) == (6, 3)
+    c_isr = section["metrics"]["c_isr"]
+    assert c_isr["estimate"] == pytest.approx(-2 / 3)
+    assert section["by_category"]["workflow.testing"]["estimate"] == pytest.approx(-0.25)
+    assert section["per_turn"] == [{"turn": 0, "base_csr": 1.0, "candidate_csr": 0.75, "base_c_isr": 1.0,
+                                    "candidate_c_isr": pytest.approx(1 / 3)}]
+    assert section["rules"][0] == {"id": "tests-after-edit", "turn": None, "base_violated": 0, "base_judged": 6,
+                                   "candidate_violated": 4, "candidate_judged": 6}
+    # The gated form (shown with the other soft metrics) adds the success rate's continuity correction.
+    gated = summary["metrics"]["compliance_rate"]
+    assert gated["estimate"] == pytest.approx(-0.25) and gated["low"] == pytest.approx(-0.25 - half - 1 / 12)
+    assert gated["verdict"] == "not_gated"
+    assert "### Policy rules and constraint checklists" in markdown
+    assert "| compliance rate | 100% | 75% | −0.25 [−0.87, +0.37] | 6 (3) |" in markdown
+    assert "| C-ISR (turns with every constraint met) | 100% | 33% | −0.67 [−1.00, +0.77] | 6 (3) |" in markdown
+    assert "| `tests-after-edit` | run | 0/6 | 4/6 |" in markdown
+
+
+def test_compliance_drop_fails_the_soft_gate(tmp_path):
+    data = suite({"a": 0.5, "b": 0.5, "c": 0.5})
+    code, summary, _ = compare(tmp_path, data, policy(soft={"mode": "fail", "max_compliance_rate_drop": 0.1}))
+    assert code == 1
+    gated = summary["metrics"]["compliance_rate"]
+    assert (gated["estimate"], gated["low"], gated["high"], gated["verdict"]) == (-0.5, -0.5, -0.5, "fail")
+    assert "max_compliance_rate_drop" in summary["failures"]
+
+
+def test_no_change_passes_every_rule_gate(tmp_path):
+    data = suite({"a": 1.0, "b": 1.0, "c": 1.0})
+    soft = {"mode": "fail", "on_inconclusive": "fail", "max_compliance_rate_drop": 0.05, "max_csr_drop": 0.05,
+            "max_c_isr_drop": 0.05}
+    code, summary, _ = compare(tmp_path, data, policy(soft=soft))
+    assert code == 0
+    assert {summary["metrics"][m]["verdict"] for m in ("compliance_rate", "csr", "c_isr")} == {"pass"}
+
+
+def test_records_without_rules_leave_the_section_out(tmp_path):
+    data = index([run("a", 0, "base"), run("a", 0, "candidate")])
+    code, summary, markdown = compare(tmp_path, data, policy(soft={"max_compliance_rate_drop": 0.1}))
+    assert summary["rules"] is None and "Policy rules" not in markdown
+    assert summary["metrics"]["compliance_rate"]["verdict"] == "inconclusive"  # gated but no data: says so
