@@ -100,7 +100,7 @@ def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcom
     compare = [sys.executable, str(suite / "compare.py"), "--results", str(results),
                "--policy", str(suite / "policy.json"), "--summary", str(summary)]
     compared = proc.run(compare, repo.path)
-    if compared.exit_code not in (0, 1):
+    if compared.exit_code not in (0, 1) or not summary.is_file():
         _show(compared)
     exit_code = compared.exit_code if compared.exit_code is not None else EXIT_USAGE
     return Outcome(candidate.name, exit_code, results, summary if summary.is_file() else None,
@@ -109,6 +109,9 @@ def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcom
 
 def report(outcome: Outcome) -> None:
     print(f"[{outcome.name}] verdict: {outcome.verdict.upper()} (exit {outcome.exit_code})")
+    if outcome.summary:
+        headline = outcome.summary.read_text(encoding="utf-8").lstrip().splitlines()[0]
+        print(f"    {headline.lstrip('# ')}")
     for task, gates in outcome.regressions.items():
         print(f"    {task}: {', '.join(gates)}")
     print(f"    artifacts: {outcome.results}")
