@@ -109,6 +109,8 @@ class ReferenceAgent:
         if not solution:
             return None
         patch = Path(solution)
+        if not patch.is_file():
+            return f"reference solution {solution} not found"
         paths = [c.path for c in file_changes(patch.read_text(encoding="utf-8"))]
         for path in paths:
             if plan.needs_edit_approval(path) and not plan.is_protected(path):

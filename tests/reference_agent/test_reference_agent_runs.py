@@ -131,6 +131,17 @@ def test_stochastic_mode_is_deterministic_per_seed_task_variant_repeat(tmp_path)
     assert trace(0, p=1.0) == []
 
 
+def test_a_missing_or_broken_solution_is_an_agent_failure(tmp_path):
+    root = workspace(tmp_path, "docs-typo-negative-control")
+    req = dict(request(root, "docs-typo-negative-control"), reference_solution=str(tmp_path / "nope.patch"))
+    result = run_agent(req)[-1]
+    assert (result["status"], result["failure_class"]) == ("failed", "agent")
+    stale = tmp_path / "stale.patch"
+    stale.write_text((PROJECT / "tasks/bug-cache-key/solution.patch").read_text())
+    result = run_agent(dict(req, reference_solution=str(stale)))[-1]
+    assert result["status"] == "failed" and "did not apply" in result["final_message"]
+
+
 def test_adapter_script_speaks_the_protocol(tmp_path):
     root = workspace(tmp_path, "docs-typo-negative-control")
     req = request(root, "docs-typo-negative-control")
