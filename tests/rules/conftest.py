@@ -13,7 +13,7 @@ from instruction_gate.manifest import load
 from tests.conftest import REPO_ROOT
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def example_runs(tmp_path_factory):
     """(output dir, manifest, run records) of the example suite: reference agent, one repeat, the
     `contradiction` mutation as candidate (its AGENTS.md forbids running pytest)."""
