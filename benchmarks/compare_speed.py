@@ -2,7 +2,8 @@
 """Whole-process time of `compare.py` on synthetic results: 1,000 tasks x 5 repeats and 8 x 3.
 
 Each figure is the median of a few runs of a fresh interpreter (imports included), which is
-what a CI step pays. Also prints the time of a bare `python -c pass` as the floor.
+what a CI step pays: wall seconds, and CPU seconds (user + system) of the child, which stay
+meaningful on a busy machine. Also prints a bare `python -c pass` as the floor.
 
 Usage: benchmarks/compare_speed.py [--runs N]
 """
@@ -11,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -41,16 +44,22 @@ def synthetic_index(tasks: int, repeats: int, seed: int = 1) -> dict:
     return index(runs)
 
 
-def timed(argv: list[str], runs: int) -> float:
-    """Median wall time of `argv` over `runs` fresh processes (the command must not crash)."""
-    times = []
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], runs: int) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of `argv` over `runs` fresh processes (the command must not crash)."""
+    walls, cpus = [], []
     for _ in range(runs):
-        started = time.perf_counter()
+        started, cpu_before = time.perf_counter(), _child_cpu()
         done = subprocess.run(argv, capture_output=True, text=True)
-        times.append(time.perf_counter() - started)
+        walls.append(time.perf_counter() - started)
+        cpus.append(_child_cpu() - cpu_before)
         if done.returncode not in (0, 1):
             raise SystemExit(f"{argv} exited {done.returncode}:\n{done.stderr}")
-    return statistics.median(times)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def main() -> int:
@@ -64,17 +73,18 @@ def main() -> int:
         work = Path(scratch)
         (work / "policy.json").write_text(json.dumps(policy))
         floor = timed([sys.executable, "-c", "pass"], args.runs)
-        print(f"{'suite':>12} {'runs':>7} {'index MB':>9} {'compare s':>10}")
+        print(f"{'suite':>12} {'runs':>7} {'index MB':>9} {'wall s':>7} {'CPU s':>6}")
         for tasks, repeats in ((1000, 5), (8, 3)):
             out = work / f"{tasks}x{repeats}"
             out.mkdir()
             (out / "index.json").write_text(json.dumps(synthetic_index(tasks, repeats)))
             argv = [sys.executable, str(ROOT / "compare.py"), "--results", str(out / "index.json"),
                     "--policy", str(work / "policy.json"), "--summary", str(out / "summary.md")]
-            seconds = timed(argv, args.runs)
+            wall, cpu = timed(argv, args.runs)
             size = (out / "index.json").stat().st_size / 1e6
-            print(f"{f'{tasks} x {repeats}':>12} {2 * tasks * repeats:>7} {size:>9.1f} {seconds:>10.2f}")
-        print(f"{'python floor':>12} {'':>7} {'':>9} {floor:>10.2f}")
+            print(f"{f'{tasks} x {repeats}':>12} {2 * tasks * repeats:>7} {size:>9.1f} {wall:>7.2f} {cpu:>6.2f}")
+        print(f"{'python floor':>12} {'':>7} {'':>9} {floor[0]:>7.2f} {floor[1]:>6.2f}")
+        print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs while measuring)")
     return 0
 
 

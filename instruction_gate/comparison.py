@@ -65,13 +65,13 @@ def task_rows(pairing: Pairing) -> list[TaskRow]:
 
 
 def provenance(pairing: Pairing) -> dict[str, dict[str, list[str]]]:
-    seen: dict[str, dict[str, set[str]]] = {f: {"base": set(), "candidate": set()} for f in PROVENANCE_FIELDS}
-    for pair in pairing.pairs:
-        for variant, run in (("base", pair.base), ("candidate", pair.candidate)):
-            for name in PROVENANCE_FIELDS:
-                if run.get(name) is not None:
-                    seen[name][variant].add(str(run[name]))
-    return {name: {v: sorted(values) for v, values in arms.items()} for name, arms in seen.items()}
+    found: dict[str, dict[str, list[str]]] = {}
+    for name in PROVENANCE_FIELDS:
+        found[name] = {
+            "base": sorted({str(p.base[name]) for p in pairing.pairs if p.base.get(name) is not None}),
+            "candidate": sorted({str(p.candidate[name]) for p in pairing.pairs if p.candidate.get(name) is not None}),
+        }
+    return found
 
 
 def provenance_warnings(found: dict[str, dict[str, list[str]]]) -> list[str]:

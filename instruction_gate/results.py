@@ -97,11 +97,22 @@ def add_file(result: ResultSet, path: Path) -> None:
             first = result.origin[key]
             raise ConfigError(f"duplicate run {key[0]} repeat {key[1]} {key[2]}: in {first} and in {path}; "
                               "each run may appear in one input only (overlapping shards?)")
-        for name in ("base_sha", "candidate_sha"):
-            _agree(result, name, run.get(name), f"{path}::{runs_path}[{position}].{name}")
         result.runs[key] = run
         result.origin[key] = path
+    for name in ("base_sha", "candidate_sha"):
+        for position, value in _distinct(runs, name):
+            _agree(result, name, value, f"{path}::{runs_path}[{position}].{name}")
     result.sources.append(path)
+
+
+def _distinct(runs: list[dict[str, Any]], name: str) -> list[tuple[int, Any]]:
+    """(first position, value) of each distinct non-null value of `name` among the runs."""
+    first: dict[Any, int] = {}
+    for position, run in enumerate(runs):
+        value = run.get(name)
+        if value is not None and value not in first:
+            first[value] = position
+    return [(position, value) for value, position in first.items()]
 
 
 def load_results(paths: list[Path]) -> ResultSet:

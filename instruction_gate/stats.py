@@ -154,10 +154,15 @@ def power_note(spread: float, tasks: int, repeats: float, bound: float, confiden
         drop = bound + float(_detectable_shift(np.array([tasks]), spread, repeats, confidence, power)[0])
         detectable = drop if drop <= 1 else None
     tasks_needed = pairs_needed = None
-    if target_drop is not None and target_drop > bound:
-        candidates = np.arange(2, max_tasks + 1, dtype=float)
-        reachable = np.nonzero(bound + _detectable_shift(candidates, spread, repeats, confidence, power) <= target_drop)[0]
-        if len(reachable):
-            tasks_needed = int(candidates[reachable[0]])
-            pairs_needed = int(math.ceil(tasks_needed * repeats))
+
+    def detects(n: int) -> bool:
+        return bound + float(_detectable_shift(np.array([n], float), spread, repeats, confidence, power)[0]) <= target_drop
+
+    if target_drop is not None and target_drop > bound and detects(max_tasks):
+        low, high = 2, max_tasks  # the detectable drop shrinks with tasks: bisect for the first that detects
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (low, middle) if detects(middle) else (middle + 1, high)
+        tasks_needed = low
+        pairs_needed = int(math.ceil(tasks_needed * repeats))
     return PowerNote(detectable, spread, assumed, tasks, repeats, target_drop, tasks_needed, pairs_needed)
