@@ -142,7 +142,9 @@ class Stage:
 
     def _pack(self, tip: str, pack_dir: Path, exclude: str | None = None) -> tuple[Path, ...]:
         pack_dir.mkdir(parents=True, exist_ok=True)
-        revs = f"{tip}\n" + (f"^{exclude}\n" if exclude else "")
+        # Exclude the tree, not the commit: an unrelated negative commit only hides its history, so
+        # every input pack would copy the whole common tree again (git marks only edge trees).
+        revs = f"{tip}\n" + (f"^{exclude}^{{tree}}\n" if exclude else "")
         self.git("-c", "pack.compression=1", "pack-objects", "-q", "--revs", "--window=0", str(pack_dir / "pack"), stdin=revs)
         return tuple(sorted(pack_dir.glob("pack-*")))
 
