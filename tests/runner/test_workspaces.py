@@ -44,7 +44,10 @@ def test_agent_workspace_holds_no_suite_and_no_history(git_repo, tmp_path):
                       objects=git("cat-file", "--batch-all-objects", "--batch-check"),
                       blobs=subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=root,
                                            capture_output=True).stdout.decode("latin-1"),
-                      status=git("status", "--porcelain", "--untracked-files=all"))
+                      status=git("status", "--porcelain", "--untracked-files=all"),
+                      fsck=subprocess.run(["git", "fsck", "--full", "--no-dangling"], cwd=root,
+                                          capture_output=True, text=True).returncode,
+                      pack_objects=git("count-objects", "-v"))
         with open(os.path.join({str(dump)!r}, request["variant"] + ".json"), "w") as handle:
             json.dump(report, handle)
     """)
@@ -57,6 +60,10 @@ def test_agent_workspace_holds_no_suite_and_no_history(git_repo, tmp_path):
         assert visible == ["AGENTS.md", "src/app.py"]
         assert len(report["log"].splitlines()) == 1
         assert report["status"] == ""
+        assert report["fsck"] == 0  # every object of the input commit is there (own pack + common store)
+        # The run's own pack holds only what differs from the common store, not a second copy of the tree.
+        own = dict(line.split(": ") for line in report["pack_objects"].splitlines())
+        assert int(own["in-pack"]) == 3  # input commit, its root tree, AGENTS.md
         everything = "".join(report["contents"]) + report["blobs"]
         for marker in (PROMPT_MARK, SOLUTION.strip(), "GRADER-MARKER-31b0", "HIDDEN = True", '"instruction_paths"'):
             assert marker not in everything, marker
