@@ -18,6 +18,10 @@ SECRET_NAME_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTI
 SECRET_NAME_WORDS = ("AUTH", "SESSION", "PAT")
 #: The provider credential a broker adapter may use; it reaches the adapter process only.
 BROKER_TOKEN_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN"
+#: Git variables that would point a child at the user's repository (history, hidden suite) instead of
+#: its one-commit workspace; set when the runner is started from a git hook, for instance.
+REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+                                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE"})
 #: Shorter values are not redacted: they would blank out ordinary words and digits.
 MIN_REDACTED_LENGTH = 6
 REDACTED = "[REDACTED]"
@@ -40,7 +44,7 @@ class Environments:
 
 def split_environment(source: Mapping[str, str] | None = None) -> Environments:
     source = dict(os.environ if source is None else source)
-    clean = {k: v for k, v in source.items() if not looks_secret(k)}
+    clean = {k: v for k, v in source.items() if not looks_secret(k) and k not in REPOSITORY_VARIABLES}
     secrets = tuple(sorted({v for k, v in source.items()
                             if looks_secret(k) and len(v) >= MIN_REDACTED_LENGTH},
                            key=len, reverse=True))

@@ -184,3 +184,27 @@ def test_agent_tree_clashing_with_suite_paths_is_patch_did_not_apply(git_repo, t
         run = record(out, task_id, 0, "candidate")
         assert run["hard_failures"] == ["patch_did_not_apply"] and run["checks"] == []
     assert record(out, "ok", 0, "candidate")["hard_failures"] == []
+
+
+def test_repository_variables_of_the_runner_do_not_reach_agent_or_checks(git_repo, tmp_path):
+    """Started from a git hook, the runner inherits GIT_DIR & co.; they would point the agent at the
+    user's repository (history, suite) instead of its one-commit workspace."""
+    check = ["python", "-c", "import os, sys; sys.exit(1 if any(k.startswith('GIT_DIR') for k in os.environ) else 0)"]
+    base, candidate = build_suite_repo(git_repo, [task("t1", checks=[check])])
+    adapter = make_adapter(tmp_path, """
+        log = subprocess.run(["git", "log", "--all", "--oneline"], capture_output=True, text=True,
+                             env=request["agent_env"]).stdout
+        emit(type="probe", commits=len(log.splitlines()),
+             leaked=sorted(k for k in request["agent_env"] if k in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
+                                                                 "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES")))
+    """)
+    out = tmp_path / "out"
+    user_git = str(git_repo.path / ".git")
+    result = evaluate(git_repo, base, candidate, out, adapter, env={
+        "GIT_DIR": user_git, "GIT_WORK_TREE": str(git_repo.path), "GIT_INDEX_FILE": user_git + "/index",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES": user_git + "/objects"})
+    assert result.returncode == 0, result.stderr
+    run = record(out, "t1", 0, "candidate")
+    probe = next(e for e in run["events"] if e["type"] == "probe")
+    assert (probe["commits"], probe["leaked"]) == (1, [])
+    assert run["hard_failures"] == []
