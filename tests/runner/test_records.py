@@ -20,21 +20,25 @@ RUN_SCHEMA = json.loads((REPO_ROOT / "schemas" / "run-record.schema.json").read_
 
 
 def counting_adapter(tmp_path, body: str = ""):
-    """An adapter appending `task repeat variant` to a log at start (the invocation counter)."""
+    """An adapter appending `task repeat variant pid phase` to a log at start (the invocation counter).
+
+    `phase` is $RUN_PHASE, so a late line from an orphan of a killed runner is told apart."""
     log = tmp_path / "invocations"
     adapter = make_adapter(tmp_path, f"""
         with open({str(log)!r}, "a") as handle:
-            handle.write(f"{{request['task_id']}} {{request['repeat']}} {{request['variant']}} {{os.getpid()}}\\n")
+            phase = os.environ.get("RUN_PHASE", "-")
+            handle.write(f"{{request['task_id']}} {{request['repeat']}} {{request['variant']}} {{os.getpid()}} {{phase}}\\n")
         {body}
         open("src/touched.py", "w").write(request["variant"])
     """)
     return adapter, log
 
 
-def invocations(log) -> list[tuple[str, int, str]]:
+def invocations(log, phase: str = "-") -> list[tuple[str, int, str]]:
     if not log.exists():
         return []
-    return [(t, int(r), v) for t, r, v, _pid in (line.split() for line in log.read_text().splitlines())]
+    lines = (line.split() for line in log.read_text().splitlines())
+    return [(t, int(r), v) for t, r, v, _pid, p in lines if p == phase]
 
 
 def test_run_records_validate_and_sit_beside_events_and_patch(git_repo, tmp_path):
@@ -87,26 +91,34 @@ def test_resume_after_sigkill_runs_only_the_missing_runs(git_repo, tmp_path):
     finally:
         runner.send_signal(signal.SIGKILL)
         runner.wait()
-    # SIGKILL leaves the running adapter behind (it has its own session): stop it ourselves.
-    for line in log.read_text().splitlines():
-        pid = int(line.split()[3])
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        wait_dead(pid)
+    # SIGKILL leaves the running adapter behind (it has its own session): stop it ourselves. One the
+    # runner started just before dying may log later; its phase keeps it out of the resume's count.
+    kill_orphans(log)
     finished = set(load_runs(out))
     assert 1 <= len(finished) < 4
-    started_before = len(invocations(log))
 
-    result = evaluate(git_repo, base, candidate, out, adapter, "--resume", "--temp-dir", str(temp))
+    result = evaluate(git_repo, base, candidate, out, adapter, "--resume", "--temp-dir", str(temp),
+                      env={"RUN_PHASE": "resume"})
     assert result.returncode == 0, result.stderr
     assert f"resume: {len(finished)} finished runs kept" in result.stderr
-    rerun = invocations(log)[started_before:]
+    rerun = invocations(log, "resume")
     everything = {(t, 0, v) for t in ("t1", "t2") for v in ("base", "candidate")}
     assert sorted(rerun) == sorted(everything - finished)
     assert set(load_runs(out)) == everything
     assert f"[{len(finished) + 1}/4] " in result.stderr
+    kill_orphans(log)
+
+
+def kill_orphans(log) -> None:
+    """Kill the adapters of the first (killed) runner, by the pids they logged."""
+    for line in log.read_text().splitlines():
+        pid, phase = line.split()[3:]
+        if phase == "-":
+            try:
+                os.killpg(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            wait_dead(int(pid))
 
 
 def test_shards_cover_every_task_once(git_repo, tmp_path):
