@@ -16,9 +16,8 @@ def python(code: str) -> list[str]:
 
 def test_timeout_kills_the_whole_process_group(tmp_path):
     pid_file = tmp_path / "grandchild"
-    code = ("import subprocess, time; child = subprocess.Popen(['sleep', '60']); "
-            f"open({str(pid_file)!r}, 'w').write(str(child.pid)); time.sleep(60)")
-    result = proc.run(python(code), tmp_path, timeout=1.0, grace=0.5)
+    script = f"sleep 60 & echo $! > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; wait"
+    result = proc.run(["sh", "-c", script], tmp_path, timeout=1.0, grace=0.5)
     assert result.timed_out is True and result.ok is False
     assert result.exit_code == -signal.SIGTERM
     assert wait_dead(int(pid_file.read_text()))
@@ -26,9 +25,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path):
 
 def test_child_ignoring_sigterm_is_killed_after_the_grace(tmp_path):
     marker = tmp_path / "ready"
-    code = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-            f"open({str(marker)!r}, 'w').write('x'); time.sleep(60)")
-    result = proc.run(python(code), tmp_path, timeout=1.0, grace=0.3)
+    result = proc.run(["sh", "-c", f"trap '' TERM; touch {marker}; sleep 60"], tmp_path, timeout=1.0, grace=0.3)
     assert marker.exists()
     assert result.timed_out is True
     assert result.exit_code == -signal.SIGKILL
