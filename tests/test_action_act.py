@@ -180,6 +180,7 @@ def test_benign_candidate_passes(act_workspace, tmp_path):
     assert "static contract ok" in log
     summary = job_summary(log)
     assert "instruction-gate" in summary and "PASS" in summary and f"{len(TASKS)} valid pairs" in summary
+    assert "Instruction lint" in summary  # the static-contract step lints at no model cost
 
 
 def test_mutation_fails_and_names_the_regression(act_workspace, tmp_path):
