@@ -19,7 +19,7 @@ from instruction_gate import __version__, evaluation, rounds
 from instruction_gate.adapter import resolve_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
-from instruction_gate.prepare import blob_text, build_stage, check_all
+from instruction_gate.prepare import build_stage, check_all, task_texts
 from instruction_gate.rules.suite import compile_checked
 from instruction_gate.run_store import RunStore
 from instruction_gate.secrets import Redactor, split_environment
@@ -97,15 +97,7 @@ def run(args: argparse.Namespace) -> int:
     _terminate_on_sigterm()
     stage, fixture_problems = build_stage(checked, args.temp_dir)
     try:
-        solutions = {}
-        for task in manifest.tasks:
-            solutions[task.id] = None
-            if task.reference_solution:
-                path = stage.root / "solutions" / f"{task.id}.patch"
-                path.parent.mkdir(exist_ok=True)
-                path.write_text(blob_text(checked.repo, contract, task.reference_solution))
-                solutions[task.id] = path
-        prompts = {t.id: [blob_text(checked.repo, contract, p) for p in t.prompt_files] for t in manifest.tasks}
+        prompts, solutions = task_texts(checked, stage)
         run = evaluation.Evaluation(stage, store, resolve_command(command, Path.cwd()), envs, header, prompts,
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget)
         if chosen.fill:

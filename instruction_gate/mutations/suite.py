@@ -9,7 +9,7 @@ from typing import Any
 from instruction_gate import __version__, evaluation
 from instruction_gate.contract import Contract
 from instruction_gate.manifest import Manifest
-from instruction_gate.prepare import Checked, blob_text, build_stage
+from instruction_gate.prepare import Checked, build_stage, task_texts
 from instruction_gate.run_store import RunStore
 from instruction_gate.secrets import Environments, Redactor
 
@@ -50,15 +50,7 @@ class SuiteRunner:
         specs = [s for s in evaluation.plan(self.manifest, self.repeats, self.task_ids, (1, 1)) if s.variant in variants]
         stage, fixture_problems = build_stage(checked, self.temp_root)
         try:
-            prompts = {t.id: [blob_text(self.repo, contract, p) for p in t.prompt_files] for t in self.manifest.tasks}
-            solutions = {}
-            for task in self.manifest.tasks:
-                solutions[task.id] = None
-                if task.reference_solution:
-                    path = stage.root / "solutions" / f"{task.id}.patch"
-                    path.parent.mkdir(exist_ok=True)
-                    path.write_text(blob_text(self.repo, contract, task.reference_solution))
-                    solutions[task.id] = path
+            prompts, solutions = task_texts(checked, stage)
             evaluation.Evaluation(stage, store, self.adapter_argv, self.envs, header, prompts, solutions,
                                   fixture_problems, self.adapter_options).execute(specs, self.jobs)
         finally:
