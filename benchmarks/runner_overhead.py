@@ -185,7 +185,7 @@ def main() -> int:
 
         overhead = (wall - 2 * pairs * noop) / pairs
         print(f"repository: {args.files} files; suite: {args.tasks} tasks x {args.repeats} repeats = {pairs} pairs")
-        print(f"{'measure':<44}{'seconds':>10}{'floors':>9}")
+        print(f"{'measure':<50}{'seconds':>10}{'floors':>9}")
         rows = [(f"floor: git worktree add + remove (median of {len(floors)})", floor),
                 ("no-op adapter, one run (median)", noop),
                 ("evaluation wall time, all pairs", wall),
