@@ -137,19 +137,29 @@ def median_of_task_ratios(task_index: np.ndarray, log_ratio: np.ndarray) -> floa
     return stats.log_median(per_task)
 
 
-def evaluate_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[str, Any]) -> list[MetricResult]:
-    task_ids = sorted({p.task_id for p in pairs})
-    position = {task: i for i, task in enumerate(task_ids)}
-    task_index = np.fromiter((position[p.task_id] for p in pairs), np.int64, len(pairs))
-    base, candidate = paired_table(pairs, [spec.name for spec in METRICS])
-    confidence = float(statistics["confidence_level"])
-    evaluated = [evaluate_metric(spec, base[:, i], candidate[:, i], task_index, len(task_ids),
-                                 soft.get(spec.policy_key), confidence) for i, spec in enumerate(METRICS)]
+def task_index(pairs: list[Pair]) -> tuple[np.ndarray, int]:
+    """Each pair's task as an integer index (tasks sorted by id), and the number of tasks."""
+    tasks = sorted({p.task_id for p in pairs})
+    position = {task: i for i, task in enumerate(tasks)}
+    return np.fromiter((position[p.task_id] for p in pairs), np.int64, len(pairs)), len(tasks)
+
+
+def with_p_values(evaluated: list[tuple[MetricResult, np.ndarray]], task_count: int,
+                  statistics: dict[str, Any]) -> list[MetricResult]:
+    """Attach sign-flip p-values; one batch of sign patterns serves every metric."""
     results = [result for result, _ in evaluated]
-    if task_ids:
-        # One batch of sign patterns serves every metric.
+    if task_count:
         columns = np.column_stack([per_task for _, per_task in evaluated])
         p_values = stats.sign_flip_p_values(columns, int(statistics["draws"]), int(statistics["seed"]))
         for result, p_value in zip(results, p_values):
             result.p_value = None if result.estimate is None else float(p_value)
     return results
+
+
+def evaluate_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[str, Any]) -> list[MetricResult]:
+    index, count = task_index(pairs)
+    base, candidate = paired_table(pairs, [spec.name for spec in METRICS])
+    confidence = float(statistics["confidence_level"])
+    evaluated = [evaluate_metric(spec, base[:, i], candidate[:, i], index, count,
+                                 soft.get(spec.policy_key), confidence) for i, spec in enumerate(METRICS)]
+    return with_p_values(evaluated, count, statistics)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from instruction_gate import stats
-from instruction_gate.metrics import MetricResult, MetricSpec, evaluate_metric, task_means
+from instruction_gate.metrics import MetricResult, MetricSpec, evaluate_metric, task_index, task_means, with_p_values
 from instruction_gate.pairing import Pair
 
 #: Gated rule metrics (run-record `rule_metrics` keys), shown with the other soft metrics.
@@ -44,25 +44,13 @@ def columns(pairs: list[Pair], name: str, category: str | None = None) -> tuple[
     return (np.array([value(p.base) for p in pairs], dtype=float), np.array([value(p.candidate) for p in pairs], dtype=float))
 
 
-def _task_index(pairs: list[Pair]) -> tuple[np.ndarray, int]:
-    tasks = sorted({p.task_id for p in pairs})
-    position = {t: i for i, t in enumerate(tasks)}
-    return np.fromiter((position[p.task_id] for p in pairs), np.int64, len(pairs)), len(tasks)
-
-
 def evaluate_rule_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[str, Any]) -> list[MetricResult]:
     """Gated rule metrics as soft metrics (same interval, verdict, p-value and policy handling)."""
-    index, count = _task_index(pairs)
+    index, count = task_index(pairs)
     confidence = float(statistics["confidence_level"])
     evaluated = [evaluate_metric(spec, *columns(pairs, spec.name), index, count, soft.get(spec.policy_key), confidence)
                  for spec in RULE_METRICS]
-    results = [result for result, _ in evaluated]
-    if count:
-        per_task = np.column_stack([values for _, values in evaluated])
-        p_values = stats.sign_flip_p_values(per_task, int(statistics["draws"]), int(statistics["seed"]))
-        for result, p_value in zip(results, p_values):
-            result.p_value = None if result.estimate is None else float(p_value)
-    return results
+    return with_p_values(evaluated, count, statistics)
 
 
 def paired_delta(pairs: list[Pair], name: str, confidence: float, category: str | None = None) -> dict[str, Any]:
@@ -72,7 +60,7 @@ def paired_delta(pairs: list[Pair], name: str, confidence: float, category: str 
     if not rows:
         return {"pairs": 0, "tasks": 0, "base": None, "candidate": None, "estimate": None, "low": None, "high": None}
     kept = [Pair(t, 0, {}, {}) for t, _, _ in rows]
-    index, count = _task_index(kept)
+    index, count = task_index(kept)
     base, candidate = np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
     base_means, _ = task_means(index, base, count)
     candidate_means, _ = task_means(index, candidate, count)
