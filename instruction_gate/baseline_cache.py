@@ -42,10 +42,28 @@ def _file_digest(argument: str) -> str | None:
     return _digest(path.read_bytes()) if path.is_file() else None
 
 
+def portable_argv(argv: list[str], repo: Path | None) -> list[str]:
+    """The adapter command with paths inside the repository written relative to it.
+
+    The checkout's location differs between runners, jobs and act's copies; where the adapter
+    lives does not shape a run, its content (`adapter_files`) does.
+    """
+    if repo is None:
+        return list(argv)
+    root = repo.resolve()
+    portable = []
+    for argument in argv:
+        path = Path(argument)
+        inside = path.is_absolute() and path.resolve().is_relative_to(root)
+        portable.append(f"<repo>/{path.resolve().relative_to(root).as_posix()}" if inside else argument)
+    return portable
+
+
 def key_parts(*, task: Any, manifest_sha256: str, base_tree: str, input_commit: str, suite_digest: str,
               adapter_argv: list[str], adapter_options: dict[str, str],
-              base_instructions: dict[str, str]) -> dict[str, Any]:
+              base_instructions: dict[str, str], repo: Path | None = None) -> dict[str, Any]:
     """Everything that shaped a base run of `task`, by name (the key is their digest)."""
+    names = portable_argv(adapter_argv, repo)
     return {
         "task": task.id,
         "task_definition": _digest(json.dumps(task.raw, sort_keys=True)),
@@ -54,8 +72,8 @@ def key_parts(*, task: Any, manifest_sha256: str, base_tree: str, input_commit: 
         "input_commit": input_commit,  # base tree - suite + base instructions + fixture
         "suite": suite_digest,
         "harness": __version__,
-        "adapter": shlex.join(adapter_argv),
-        "adapter_files": {arg: d for arg in adapter_argv if (d := _file_digest(arg))},
+        "adapter": shlex.join(names),
+        "adapter_files": {name: d for name, arg in zip(names, adapter_argv) if (d := _file_digest(arg))},
         "adapter_options": dict(sorted(adapter_options.items())),
         "base_instructions": dict(sorted(base_instructions.items())),
     }

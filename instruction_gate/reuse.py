@@ -45,7 +45,7 @@ def task_keys(checked: Checked, evaluation: Evaluation) -> dict[str, dict[str, A
     return {task.id: key_parts(task=task, manifest_sha256=checked.manifest.sha256, base_tree=base_tree,
                                input_commit=stage.inputs[(task.id, "base")].commit, suite_digest=suite,
                                adapter_argv=evaluation.adapter_argv, adapter_options=evaluation.adapter_options,
-                               base_instructions=instructions)
+                               base_instructions=instructions, repo=checked.repo)
             for task in checked.manifest.tasks if (task.id, "base") in stage.inputs}
 
 

@@ -150,6 +150,12 @@ def controls(args: Any) -> Controls:
     design = None
     if policy.sequential is not None:
         design = sequential.design_from_policy(policy.sequential, policy.confidence)
+        # The boundaries hold the false-alarm rate for one look at every task per round; shard
+        # jobs would each stop on their own tasks' evidence, and the chances would add up.
+        if not args.fill_baseline_cache and str(getattr(args, "shard", "1/1")).split("/")[-1] not in ("", "1"):
+            raise ConfigError(f"--shard {args.shard}: sequential mode ({args.policy}: sequential) judges every task "
+                              "after each round, which separate shard jobs cannot do; evaluate in one job "
+                              "(raise --jobs) or remove `sequential` to shard")
     bound = policy.soft.get("max_success_rate_drop") or 0.0
     return Controls(Budget.from_policy(policy.budget), design, float(bound), cache, args.fill_baseline_cache,
                     policy.blocks_category)
@@ -196,6 +202,7 @@ def fill_cache(evaluation: Evaluation, checked: Checked, specs: list[RunSpec], j
     assert chosen.cache is not None
     stored = reuse.fill(chosen.cache, reuse.task_keys(checked, evaluation), evaluation, specs, jobs)
     evaluation.store.header["mode"] = "fill-baseline-cache"
+    evaluation.store.header["baseline_cache"] = {"stored_runs": stored}
     finish(evaluation, chosen.budget, len({s.task.id for s in specs}), len({s.repeat for s in specs}))
     print(f"baseline cache: stored {stored} base runs in {chosen.cache.root}", file=sys.stderr)
     if not stored:

@@ -7,7 +7,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from instruction_gate.baseline_cache import BaselineCache, Hit, Lookup, key_parts, provenance_mismatch
+from instruction_gate.baseline_cache import BaselineCache, Hit, Lookup, key_of, key_parts, provenance_mismatch
 from tests.runner.suite import COMPLETED, build_suite_repo, load_index, run_cli, task, write_adapter
 
 
@@ -43,6 +43,32 @@ def test_stored_runs_are_hits(tmp_path):
     found = _lookup(cache, _parts())
     assert sorted(found.hits) == [("t1", 0), ("t1", 1)]
     assert found.hits[("t1", 1)].patch == "diff 1" and not found.refusals and not found.misses
+
+
+def _checkout(where: Path, adapter_text: str) -> Path:
+    (where / "adapters").mkdir(parents=True)
+    (where / "adapters" / "agent").write_text(adapter_text)
+    return where
+
+
+def _adapter_key(repo: Path) -> dict:
+    return key_parts(task=_Task("t1", {"id": "t1"}), manifest_sha256="m" * 64, base_tree="a" * 40,
+                     input_commit="c" * 40, suite_digest="s" * 64,
+                     adapter_argv=[str(repo / "adapters" / "agent"), "--fast"], adapter_options={},
+                     base_instructions={}, repo=repo)
+
+
+def test_the_key_does_not_depend_on_where_the_repository_is_checked_out(tmp_path):
+    here, there = _checkout(tmp_path / "runner-1" / "repo", "v1"), _checkout(tmp_path / "runner-2" / "repo", "v1")
+    assert key_of(_adapter_key(here)) == key_of(_adapter_key(there))
+    assert _adapter_key(here)["adapter"] == "'<repo>/adapters/agent' --fast"
+    # ...but it does depend on what the adapter file says
+    changed = _checkout(tmp_path / "runner-3" / "repo", "v2")
+    assert key_of(_adapter_key(changed)) != key_of(_adapter_key(here))
+    # an adapter outside the repository keeps its absolute path
+    outside = key_parts(task=_Task("t1"), manifest_sha256="", base_tree="", input_commit="", suite_digest="",
+                        adapter_argv=["/usr/bin/agent"], adapter_options={}, base_instructions={}, repo=here)
+    assert outside["adapter"] == "/usr/bin/agent"
 
 
 def test_empty_cache_and_missing_repeats_are_misses(tmp_path):
@@ -129,6 +155,7 @@ def test_fill_then_reuse_marks_reused_runs_and_refuses_a_changed_adapter(git_rep
                        "--fill-baseline-cache", env=env)
     assert filled.returncode == 0, filled.stderr
     assert "stored 4 base runs" in filled.stderr
+    assert load_index(tmp_path / "fill")["baseline_cache"] == {"stored_runs": 4}
     assert sorted(os.listdir(log)) == ["base-t1-0", "base-t1-1", "base-t2-0", "base-t2-1"]
 
     for name in os.listdir(log):

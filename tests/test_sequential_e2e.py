@@ -87,3 +87,18 @@ def test_open_evidence_runs_every_round_and_compare_uses_the_last_look(git_repo,
     success = data["metrics"]["resolved"]
     assert success["verdict"] == "inconclusive"
     assert success["sequential_confidence"] == index["sequential"]["looks"][-1]["confidence"]
+
+
+def test_sequential_mode_refuses_shards_before_any_run(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2")])
+    adapter = write_adapter(tmp_path, COMPLETED)
+    policy = _policy(tmp_path, sequential={"max_rounds": 2})
+    done = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
+                   "--out", str(tmp_path / "out"), "--adapter", str(adapter), "--policy", policy, "--shard", "1/2")
+    assert done.returncode == 2
+    assert "--shard 1/2: sequential mode" in done.stderr and "evaluate in one job" in done.stderr
+    assert not (tmp_path / "out" / "index.json").exists()
+    # one shard of one is no shard
+    whole = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
+                    "--out", str(tmp_path / "whole"), "--adapter", str(adapter), "--policy", policy, "--shard", "1/1")
+    assert whole.returncode == 0, whole.stderr
