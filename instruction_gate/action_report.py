@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any, Mapping
 
 EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error", 3: "could not evaluate"}
-STAGES = ("changes", "validate", "evaluate", "compare")
 #: Which stages each mode runs, in order.
 MODE_STAGES = {"changes": ("changes",), "validate": ("validate",), "evaluate": ("evaluate",),
-               "compare": ("compare",), "all": ("validate", "evaluate", "compare")}
-STAGE_TITLES = {"changes": "change detection", "validate": "static contract",
-                "evaluate": "paired evaluation", "compare": "compare"}
+               "compare": ("compare",), "all": ("validate", "evaluate", "compare"),
+               "mutate": ("mutate",), "baseline": ("baseline",)}
+STAGE_TITLES = {"changes": "change detection", "validate": "static contract", "evaluate": "paired evaluation",
+                "compare": "compare", "mutate": "mutation testing", "baseline": "baseline recording"}
+#: Stages run by the action's one "Agent runs" step (its exit code is AGENT_RUNS_EXIT).
+AGENT_STAGES = ("evaluate", "mutate", "baseline")
 LOG_TAIL_LINES = 40
 
 
@@ -38,11 +40,14 @@ class Outcome:
     valid_pairs: str = ""
     failing_tasks: tuple[str, ...] = ()
     stopped_at: str | None = None  #: the stage whose failure ended the run before compare decided
+    mutation_score: str = ""  #: mode mutate: killed/total as a fraction
+    reused_base_runs: str = ""  #: base runs taken from (mode baseline: stored in) the baseline cache
 
     def outputs(self) -> dict[str, str]:
         return {"verdict": self.verdict, "exit-code": str(self.exit_code), "exit-reason": self.exit_reason,
                 "summary-path": self.summary_path, "summary-json-path": self.summary_json_path,
-                "valid-pairs": self.valid_pairs, "failing-tasks": json.dumps(list(self.failing_tasks))}
+                "valid-pairs": self.valid_pairs, "failing-tasks": json.dumps(list(self.failing_tasks)),
+                "mutation-score": self.mutation_score, "reused-base-runs": self.reused_base_runs}
 
 
 def _code(value: str | None) -> int | None:
@@ -74,7 +79,7 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
             return Outcome(3, f"{title} did not run: an earlier step of the action failed", "error", stopped_at=stage)
         # A shard's hard-gate regressions are data for compare, not a failure of the shard.
         stage_failed = code not in (0, 1) if stage == "evaluate" else code != 0
-        if stage == "compare":
+        if stage in ("compare", "mutate"):
             break
         if stage_failed:
             # Exit 1 is a gate verdict only for compare (and a recorded regression for evaluate);
@@ -82,9 +87,53 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
             expected = code in (2, 3)
             meaning = EXIT_MEANINGS[code] if expected else "unexpected exit, see the step's log"
             return Outcome(code if expected else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
-    if "compare" not in MODE_STAGES.get(mode, ()):
-        return Outcome(0, f"{STAGE_TITLES[MODE_STAGES[mode][0]]} finished")
-    return _compare_outcome(codes["compare"], output_dir)
+    if mode == "mutate":
+        return _mutate_outcome(codes["mutate"], output_dir)
+    if "compare" not in MODE_STAGES[mode]:
+        return _with_cache_counts(Outcome(0, f"{STAGE_TITLES[MODE_STAGES[mode][0]]} finished"), output_dir)
+    return _with_cache_counts(_compare_outcome(codes["compare"], output_dir), output_dir)
+
+
+def _read_json(path: Path | None) -> dict[str, Any] | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _with_cache_counts(outcome: Outcome, output_dir: Path | None) -> Outcome:
+    """Base runs reused from, or (mode baseline) stored in, the baseline cache, from index.json."""
+    index = _read_json(output_dir / "index.json" if output_dir else None) or {}
+    block = index.get("baseline_cache") or {}
+    count = block.get("stored_runs", block.get("reused_runs"))
+    if isinstance(count, int):
+        outcome.reused_base_runs = str(count)
+        if "stored_runs" in block:
+            outcome.exit_reason = f"baseline cache: stored {count} base runs"
+    return outcome
+
+
+def _mutate_outcome(code: int, output_dir: Path | None) -> Outcome:
+    """Mutate exits 0 (score reported), 1 (A/A control killed or score below the minimum), 2 or 3."""
+    report_md = output_dir / "mutation.md" if output_dir else None
+    report_json = output_dir / "mutation.json" if output_dir else None
+    report = _read_json(report_json)
+    outcome = Outcome(code if code in EXIT_MEANINGS else 3,
+                      f"mutation testing exited {code}: {EXIT_MEANINGS.get(code, 'unexpected error')}",
+                      {0: "pass", 1: "fail"}.get(code, "error"), stopped_at=None if report else "mutate")
+    if report is None:
+        return outcome
+    score, control = report.get("score") or {}, (report.get("control") or {}).get("status")
+    ratio = score.get("ratio")
+    outcome.mutation_score = "" if ratio is None else f"{ratio:.4g}"
+    outcome.exit_reason = (f"mutation score {score.get('killed')}/{score.get('total')} killed, "
+                           f"{score.get('survived')} survived; A/A control {control}")
+    outcome.summary_path = str(report_md) if report_md and report_md.is_file() else ""
+    outcome.summary_json_path = str(report_json)
+    return outcome
 
 
 def _compare_outcome(code: int, output_dir: Path | None) -> Outcome:
@@ -129,8 +178,12 @@ def _append(path: str | None, text: str) -> None:
 def main(env: Mapping[str, str] = os.environ) -> int:
     mode = env.get("MODE", "all")
     output_dir = Path(env["OUTPUT_DIR"]) if env.get("OUTPUT_DIR") else None
-    codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in STAGES}
-    outcome = decide(mode, codes, output_dir)
+    if _code(env.get("INPUTS_EXIT")) == 2:
+        outcome = Outcome(2, "the action's inputs were refused: see the errors of its 'Check inputs' step", "error")
+    else:
+        codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in ("changes", "validate", "compare")}
+        codes.update({stage: _code(env.get("AGENT_RUNS_EXIT")) for stage in AGENT_STAGES if stage in MODE_STAGES.get(mode, ())})
+        outcome = decide(mode, codes, output_dir)
     _append(env.get("GITHUB_OUTPUT"), "".join(f"{k}={v}\n" for k, v in outcome.outputs().items()))
     if outcome.stopped_at:
         _append(env.get("GITHUB_STEP_SUMMARY"), stopped_note(outcome, Path(env.get("RUNNER_TEMP", "."))))

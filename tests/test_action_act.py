@@ -37,7 +37,7 @@ ACT = Path(sys.executable).parent / "act"
 #: What the action needs from this project at run time, and what a repository vendors.
 #: A fast subset: a task the contradiction breaks by command, one by policy event, a control.
 TASKS = ("bug-tax-rounding", "discover-contribution-policy", "docs-typo-negative-control")
-HARNESS = ("action.yml", "requirements-action.txt", "runner.py", "compare.py", "instruction_gate", "schemas")
+HARNESS = ("action.yml", "requirements-action.txt", "runner.py", "compare.py", "mutate.py", "instruction_gate", "schemas")
 
 
 def _copy(names: tuple[str, ...], source: Path, target: Path) -> None:
@@ -87,36 +87,51 @@ def act_workspace(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     return workspace, shas
 
 
-def remote_actions(action_yml: Path) -> list[str]:
-    """`owner/name@sha` of every remote action the composite action uses."""
+def remote_actions(action_yml: Path) -> dict[str, set[str]]:
+    """Every remote repository the composite action uses, `owner/name@sha` -> the action
+    paths inside it (`""` for the root, `restore` for `actions/cache/restore@sha`)."""
     steps = yaml.safe_load(action_yml.read_text())["runs"]["steps"]
-    return [step["uses"] for step in steps if "uses" in step and not step["uses"].startswith("./")]
+    repositories: dict[str, set[str]] = {}
+    for step in steps:
+        if "uses" in step and not step["uses"].startswith("./"):
+            name, _, ref = step["uses"].partition("@")
+            owner, repo, *path = name.split("/")
+            repositories.setdefault(f"{owner}/{repo}@{ref}", set()).add("/".join(path))
+    return repositories
 
 
-def stand_in_action(tmp_path: Path, action: str) -> Path:
-    """An empty local action for act to load instead of cloning `action`.
+def stand_in_action(tmp_path: Path, repository: str, paths: set[str]) -> Path:
+    """An empty local repository for act to load instead of cloning `repository`.
 
     act loads every remote action of a composite action before running it, even steps
-    whose `if:` is false (here the skipped setup-python step); the stand-in never runs.
+    whose `if:` is false (here the skipped setup-python and cache steps); the stand-ins never run.
     """
-    folder = tmp_path / "stand-ins" / action.replace("/", "_").replace("@", "_")
-    folder.mkdir(parents=True)
-    (folder / "action.yml").write_text(
-        "name: stand-in\ndescription: never runs\nruns:\n  using: composite\n  steps: []\n")
+    folder = tmp_path / "stand-ins" / repository.replace("/", "_").replace("@", "_")
+    for path in paths:
+        (folder / path).mkdir(parents=True, exist_ok=True)
+        (folder / path / "action.yml").write_text(
+            "name: stand-in\ndescription: never runs\nruns:\n  using: composite\n  steps: []\n")
     return folder
 
 
-def run_act(workspace: Path, tmp_path: Path, base: str, head: str) -> proc.ProcResult:
-    event = {
-        "number": 7,
-        "pull_request": {
+def run_act(workspace: Path, tmp_path: Path, base: str, head: str | None = None, *,
+            event_name: str = "pull_request", extra_env: dict[str, str] | None = None) -> proc.ProcResult:
+    """Run the selftest workflow for one event: a pull request from `base` to `head`, or a
+    push / workflow_dispatch on the base branch (the workflow reads `SELFTEST_BASE`)."""
+    if event_name == "pull_request":
+        event = {
             "number": 7,
-            "author_association": "OWNER",
-            "base": {"sha": base, "ref": "main", "repo": {"full_name": "example/shop"}},
-            "head": {"sha": head, "ref": "candidate", "repo": {"full_name": "example/shop"}},
-        },
-        "repository": {"full_name": "example/shop"},
-    }
+            "pull_request": {
+                "number": 7,
+                "author_association": "OWNER",
+                "base": {"sha": base, "ref": "main", "repo": {"full_name": "example/shop"}},
+                "head": {"sha": head, "ref": "candidate", "repo": {"full_name": "example/shop"}},
+            },
+            "repository": {"full_name": "example/shop"},
+        }
+    else:
+        event = {"ref": "refs/heads/main", "after": base, "repository": {"full_name": "example/shop"}}
+    tmp_path.mkdir(parents=True, exist_ok=True)
     event_path = tmp_path / "event.json"
     event_path.write_text(json.dumps(event))
     env = {
@@ -130,10 +145,14 @@ def run_act(workspace: Path, tmp_path: Path, base: str, head: str) -> proc.ProcR
     }
     for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL"):
         env[name] = os.environ.get(name, "Test Author")
-    argv = [str(ACT), "pull_request", "-e", str(event_path), "-W", "tests/workflows/selftest.yml",
-            "-P", "ubuntu-latest=-self-hosted", "--no-cache-server", "--env", f"SELFTEST_TASKS={' '.join(TASKS)}", "--env", "SELFTEST_POLICY=selftest-policy.json"]
-    for action in remote_actions(workspace / "action.yml"):
-        argv += ["--local-repository", f"{action}={stand_in_action(tmp_path, action)}"]
+    workflow_env = {"SELFTEST_TASKS": " ".join(TASKS), "SELFTEST_POLICY": "selftest-policy.json",
+                    "SELFTEST_BASE": base, **(extra_env or {})}
+    argv = [str(ACT), event_name, "-e", str(event_path), "-W", "tests/workflows/selftest.yml",
+            "-P", "ubuntu-latest=-self-hosted", "--no-cache-server"]
+    for name, value in workflow_env.items():
+        argv += ["--env", f"{name}={value}"]
+    for repository, paths in remote_actions(workspace / "action.yml").items():
+        argv += ["--local-repository", f"{repository}={stand_in_action(tmp_path, repository, paths)}"]
     return proc.run(argv, workspace, env=env, timeout=300, tail_bytes=None)
 
 
@@ -196,3 +215,51 @@ def test_mutation_fails_and_names_the_regression(act_workspace, tmp_path):
     assert "bug-tax-rounding" in outputs["EXIT_REASON"]
     summary = job_summary(log)
     assert "bug-tax-rounding" in summary and "required_command_missing" in summary
+
+
+def test_baseline_job_records_the_base_arm_and_a_pull_request_reuses_it(act_workspace, tmp_path):
+    workspace, shas = act_workspace
+    cache = tmp_path / "baseline-cache"  # a self-hosted runner's disk: backend `directory`
+    recorded = run_act(workspace, tmp_path / "push", shas["base"], event_name="push",
+                       extra_env={"SELFTEST_CACHE_DIR": str(cache)})
+    log = recorded.stdout + recorded.stderr
+    assert recorded.exit_code == 0, log[-6000:]
+    outputs = gate_outputs(log)
+    assert outputs["EXIT_CODE"] == "0", outputs
+    assert outputs["REUSED_BASE_RUNS"] == str(len(TASKS))
+    assert outputs["EXIT_REASON"] == f"baseline cache: stored {len(TASKS)} base runs"
+    assert len(list(cache.glob("*/*/key.json"))) == len(TASKS)  # one entry per task
+
+    results = tmp_path / "pr-results"  # outside act's workspace copy, which it removes
+    reused = run_act(workspace, tmp_path / "pr", shas["base"], shas["benign"],
+                     extra_env={"SELFTEST_CACHE_DIR": str(cache), "SELFTEST_OUTPUT_DIR": str(results)})
+    log = reused.stdout + reused.stderr
+    assert reused.exit_code == 0, log[-6000:]
+    outputs = gate_outputs(log)
+    assert outputs["VERDICT"] == "pass", outputs
+    assert outputs["REUSED_BASE_RUNS"] == str(len(TASKS)), log[-8000:]
+    assert int(outputs["VALID_PAIRS"]) == len(TASKS)
+    index = json.loads((results / "index.json").read_text())
+    assert all(run["reused"] for run in index["runs"] if run["variant"] == "base")
+
+
+def test_mutate_mode_scores_the_suite_and_fails_below_the_minimum(act_workspace, tmp_path):
+    workspace, shas = act_workspace
+    # The suite's own patch files only, the first two (contradiction, stale command).
+    results = tmp_path / "mutation-results"
+    result = run_act(workspace, tmp_path, shas["base"], event_name="workflow_dispatch",
+                     extra_env={"SELFTEST_OPERATORS": "none", "SELFTEST_MAX_MUTANTS": "2", "SELFTEST_MIN_SCORE": "1",
+                                "SELFTEST_OUTPUT_DIR": str(results)})
+    log = result.stdout + result.stderr
+    outputs = gate_outputs(log)
+    assert outputs["SUMMARY_JSON_PATH"] == str(results / "mutation.json"), log[-6000:]
+    report = json.loads((results / "mutation.json").read_text())
+    assert report["control"]["status"] == "survived"
+    assert [m["operator"] for m in report["mutants"]] == ["patch", "patch"]
+    killed, total = report["score"]["killed"], report["score"]["total"]
+    assert total == 2 and outputs["MUTATION_SCORE"] == f"{killed / total:.4g}"
+    assert next(m for m in report["mutants"] if "contradiction" in m["id"])["status"] == "killed"
+    # min-score 1: the job fails exactly when a mutant survived
+    assert outputs["EXIT_CODE"] == ("0" if killed == total else "1"), outputs
+    assert (result.exit_code == 0) == (killed == total)
+    assert "Mutation testing" in job_summary(log)

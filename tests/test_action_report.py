@@ -33,7 +33,7 @@ def test_gate_failure_names_blocking_tasks_only(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps(FAILING_SUMMARY))
     (tmp_path / "summary.md").write_text("# summary")
     code, outputs, _ = _run(tmp_path, {"MODE": "all", "OUTPUT_DIR": str(tmp_path), "VALIDATE_EXIT": "0",
-                                       "EVALUATE_EXIT": "1", "COMPARE_EXIT": "1"})
+                                       "AGENT_RUNS_EXIT": "1", "COMPARE_EXIT": "1"})
     assert code == 1
     assert outputs["verdict"] == "fail" and outputs["exit-code"] == "1" and outputs["valid-pairs"] == "8"
     # pre-existing failures do not block; lost repeats count only when a metric gate failed
@@ -59,7 +59,7 @@ def test_refused_static_contract_stops_before_evaluation_and_explains(tmp_path):
 
 @pytest.mark.parametrize("evaluate_exit, expected", [("0", 0), ("1", 0), ("3", 3), ("2", 2)])
 def test_evaluate_mode_leaves_hard_gate_regressions_to_compare(tmp_path, evaluate_exit, expected):
-    code, outputs, _ = _run(tmp_path, {"MODE": "evaluate", "OUTPUT_DIR": str(tmp_path), "EVALUATE_EXIT": evaluate_exit})
+    code, outputs, _ = _run(tmp_path, {"MODE": "evaluate", "OUTPUT_DIR": str(tmp_path), "AGENT_RUNS_EXIT": evaluate_exit})
     assert code == expected
     assert outputs["verdict"] == ("" if expected == 0 else "error")
 
@@ -86,3 +86,56 @@ def test_a_crashing_static_contract_is_not_called_a_gate_failure(tmp_path):
     code, outputs, _ = _run(tmp_path, {"MODE": "validate", "OUTPUT_DIR": str(tmp_path), "VALIDATE_EXIT": "1"})
     assert code == 3
     assert outputs["exit-reason"] == "static contract exited 1: unexpected exit, see the step's log"
+
+
+MUTATION_REPORT = {"kind": "instruction-gate/mutation", "base_sha": "a" * 40,
+                   "score": {"killed": 2, "total": 3, "ratio": 2 / 3, "survived": 1, "not_evaluated": 0},
+                   "control": {"id": "aa-control", "status": "survived"}, "mutants": []}
+
+
+@pytest.mark.parametrize("mutate_exit, verdict", [("0", "pass"), ("1", "fail")])
+def test_mutate_mode_reports_the_score_and_its_reports(tmp_path, mutate_exit, verdict):
+    (tmp_path / "mutation.json").write_text(json.dumps(MUTATION_REPORT))
+    (tmp_path / "mutation.md").write_text("## Mutation testing\n")
+    code, outputs, step_summary = _run(tmp_path, {"MODE": "mutate", "OUTPUT_DIR": str(tmp_path),
+                                                  "AGENT_RUNS_EXIT": mutate_exit})
+    assert code == int(mutate_exit) and outputs["verdict"] == verdict
+    assert outputs["mutation-score"] == "0.6667"
+    assert outputs["exit-reason"] == "mutation score 2/3 killed, 1 survived; A/A control survived"
+    assert outputs["summary-path"] == str(tmp_path / "mutation.md")
+    assert outputs["summary-json-path"] == str(tmp_path / "mutation.json")
+    assert step_summary == ""  # the mutate step appended mutation.md itself
+
+
+def test_mutate_mode_without_a_report_explains_from_the_log(tmp_path):
+    (tmp_path / "instruction-gate-mutate.log").write_text("error: manifest.json::$.tasks[0].id: bad\n")
+    code, outputs, step_summary = _run(tmp_path, {"MODE": "mutate", "OUTPUT_DIR": str(tmp_path), "AGENT_RUNS_EXIT": "2"})
+    assert (code, outputs["verdict"], outputs["mutation-score"]) == (2, "error", "")
+    assert "manifest.json::$.tasks[0].id: bad" in step_summary
+
+
+def test_baseline_mode_reports_the_runs_it_stored(tmp_path):
+    (tmp_path / "index.json").write_text(json.dumps({"baseline_cache": {"stored_runs": 6}}))
+    code, outputs, _ = _run(tmp_path, {"MODE": "baseline", "OUTPUT_DIR": str(tmp_path), "AGENT_RUNS_EXIT": "0"})
+    assert (code, outputs["verdict"], outputs["reused-base-runs"]) == (0, "", "6")
+    assert outputs["exit-reason"] == "baseline cache: stored 6 base runs"
+
+
+def test_baseline_mode_that_stored_nothing_could_not_evaluate(tmp_path):
+    code, outputs, _ = _run(tmp_path, {"MODE": "baseline", "OUTPUT_DIR": str(tmp_path), "AGENT_RUNS_EXIT": "3"})
+    assert (code, outputs["verdict"]) == (3, "error")
+    assert outputs["exit-reason"] == "baseline recording exited 3: could not evaluate"
+
+
+def test_reused_base_runs_are_an_output_of_a_compared_evaluation(tmp_path):
+    (tmp_path / "summary.json").write_text(json.dumps({"verdict": "pass", "valid_pairs": 4, "headline": "PASS"}))
+    (tmp_path / "index.json").write_text(json.dumps({"baseline_cache": {"reused_runs": 4, "refused": []}}))
+    code, outputs, _ = _run(tmp_path, {"MODE": "all", "OUTPUT_DIR": str(tmp_path), "VALIDATE_EXIT": "0",
+                                       "AGENT_RUNS_EXIT": "0", "COMPARE_EXIT": "0"})
+    assert (code, outputs["reused-base-runs"], outputs["exit-reason"]) == (0, "4", "PASS")
+
+
+def test_refused_inputs_are_a_configuration_error_not_a_missing_stage(tmp_path):
+    code, outputs, _ = _run(tmp_path, {"MODE": "baseline", "OUTPUT_DIR": str(tmp_path), "INPUTS_EXIT": "2"})
+    assert (code, outputs["verdict"]) == (2, "error")
+    assert "inputs were refused" in outputs["exit-reason"]

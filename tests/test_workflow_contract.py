@@ -15,7 +15,9 @@ from instruction_gate import proc
 REPO_ROOT = Path(__file__).resolve().parent.parent
 ACTION = REPO_ROOT / "action.yml"
 EXAMPLE = REPO_ROOT / "examples" / "workflows" / "instruction-gate.yml"
-WORKFLOWS = sorted([*REPO_ROOT.glob(".github/workflows/*.yml"), EXAMPLE, *REPO_ROOT.glob("tests/workflows/*.yml")])
+BASE_EXAMPLE = REPO_ROOT / "examples" / "workflows" / "instruction-gate-base.yml"
+WORKFLOWS = sorted([*REPO_ROOT.glob(".github/workflows/*.yml"), *REPO_ROOT.glob("examples/workflows/*.yml"),
+                    *REPO_ROOT.glob("tests/workflows/*.yml")])
 
 
 def _load(path: Path) -> dict:
@@ -46,7 +48,7 @@ def test_remote_actions_pinned_to_a_commit_with_its_version(path):
         match = re.match(r"\s*(?:-\s+)?uses:\s*(\S+)(.*)$", line)
         if not match or match[1].startswith("./"):
             continue
-        assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}", match[1]), line
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+(/[\w.-]+)*@[0-9a-f]{40}", match[1]), line
         assert re.fullmatch(r"\s+# v\d+(\.\d+)*", match[2]), line
 
 
@@ -78,7 +80,34 @@ def test_secret_reaches_only_the_evaluation_step():
     assert jobs["paired-eval"]["environment"] == "instruction-eval"
     assert "author_association" in jobs["paired-eval"]["if"] and "head.repo.full_name" in jobs["paired-eval"]["if"]
     action_steps = [s.get("name") for s in _steps(ACTION) if "inputs.broker-token" in yaml.safe_dump(s)]
-    assert action_steps == ["Paired evaluation"]
+    assert action_steps == ["Agent runs"]
+
+
+def test_base_branch_jobs_never_run_for_a_pull_request():
+    workflow = _load(BASE_EXAMPLE)
+    assert not any(event.startswith("pull_request") or event == "workflow_run" for event in workflow["on"])
+    assert workflow["permissions"] == {"contents": "read"}
+    jobs = workflow["jobs"]
+    modes = {name: [s["with"]["mode"] for s in job["steps"] if s.get("uses") == "./evals/instructions"]
+             for name, job in jobs.items()}
+    assert modes == {"baseline": ["baseline"], "mutation": ["mutate"]}
+    assert jobs["baseline"]["if"] == "github.event_name == 'push'"
+    assert "pull_request" not in jobs["mutation"]["if"]
+    secret_users = [step.get("name") for job in jobs.values() for step in job["steps"] if "secrets." in yaml.safe_dump(step)]
+    assert secret_users == ["Record the base arm", "Mutation-test the suite"]
+
+
+def test_only_the_baseline_mode_saves_the_cache_and_only_an_opt_in_restores_it():
+    steps = {s.get("name"): s for s in _steps(ACTION)}
+    saves = [s for s in steps.values() if s.get("uses", "").startswith("actions/cache/save@")]
+    restores = [s for s in steps.values() if s.get("uses", "").startswith("actions/cache/restore@")]
+    assert len(saves) == len(restores) == 1
+    assert "inputs.mode == 'baseline'" in saves[0]["if"]
+    assert "inputs.reuse-base-runs == 'true'" in restores[0]["if"] and "mode == 'baseline'" not in restores[0]["if"]
+    assert saves[0]["with"]["key"] == restores[0]["with"]["key"] == "${{ steps.inputs.outputs.baseline-cache-key }}"
+    example_inputs = [s["with"] for s in _steps(EXAMPLE) if s.get("uses") == "./evals/instructions"]
+    assert [w["reuse-base-runs"] for w in example_inputs if "reuse-base-runs" in w] == ["${{ env.REUSE_BASE_RUNS }}"]
+    assert _load(EXAMPLE)["env"]["REUSE_BASE_RUNS"] == "false"  # off unless the owner opts in
 
 
 def test_shards_fan_in_to_one_compare():
