@@ -11,6 +11,13 @@ _NEGATIVE = r"never|must not|mustn't|do not|don't|should not|shouldn't|avoid|not
 _POSITIVE = r"always|must|make sure to|be sure to|should|be required to"
 _DIRECTIVE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\s+(?P<action>.+?)(?=[.;!?](?:\s|$)|$)",
                         re.IGNORECASE)
+#: Verbs that open an imperative rule ("Run `make test` before committing."): a positive directive
+#: without a marker word. A closed list, so that descriptions ("Tests live in tests/") never count.
+_IMPERATIVE_VERBS = ("run|use|execute|call|commit|push|install|update|add|write|edit|modify|delete|remove|create|"
+                     "keep|prefer|format|build|deploy|merge|rebase|squash|sign|check|verify|follow|put|place|store|"
+                     "import|document|bump|pin|tag|release|rename|regenerate|start|stop|restart|invoke|open|close")
+_IMPERATIVE = re.compile(rf"(?:^|(?<=[.;!?]\s))\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<action>(?:{_IMPERATIVE_VERBS})\b.+?)"
+                         rf"(?=[.;!?](?:\s|$)|$)", re.IGNORECASE)
 _WORD = re.compile(r"[\w\-./@:+]+")
 _STOP = frozenset("a an the to you your please all any every just also ever use of for".split())
 #: Two actions with at least this token overlap (Jaccard) count as the same action.
@@ -54,6 +61,12 @@ def directives(text: str) -> list[Directive]:
                 found.append(Directive(match.group("pos") is not None, action, match.group("action").strip(),
                                        line.number, match.start(), line.start + match.start(),
                                        line.start + match.end()))
+        for match in _IMPERATIVE.finditer(line.text):
+            action = normalize(match.group("action"))
+            if action:
+                begin = match.start("action")
+                found.append(Directive(True, action, match.group("action").strip(), line.number, begin,
+                                       line.start + begin, line.start + match.end()))
     return found
 
 

@@ -133,6 +133,22 @@ def test_secret_value_never_appears_in_message(tmp_path):
     assert found and TOKEN not in found[0].message and TOKEN[:12] not in found[0].message
 
 
+@pytest.mark.parametrize("later, contradicts", [
+    ("- Never run `make test` before committing.\n", True),      # imperative vs never
+    ("Do not run make test before committing.\n", True),
+    ("- Never run `make test` on the release branch.\n", False),  # another action
+    ("- Run `make lint` before committing.\n", False),            # both positive
+    ("Tests run before committing; never skip them.\n", False),   # a description, not an imperative
+])
+def test_imperative_rules_are_directives_too(tmp_path, later, contradicts):
+    files = {"AGENTS.md": "# Rules\n\n- Run `make test` before committing.\n", "svc/AGENTS.md": later}
+    found = findings(tmp_path, files, "IG006")
+    assert bool(found) == contradicts, found
+    if contradicts:
+        assert (found[0].path, found[0].line) == ("svc/AGENTS.md", 1)
+        assert "Run `make test` before committing" in found[0].message
+
+
 def test_contradiction_needs_files_loaded_together(tmp_path):
     files = {"a/AGENTS.md": "- Always run the tests.\n", "b/AGENTS.md": "- Never run the tests.\n"}
     assert findings(tmp_path, files, "IG006") == []
