@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from instruction_gate.errors import ConfigError
 from instruction_gate.records import RECORD_SCHEMA_VERSION, read_json_record, write_json_atomic, write_text_atomic
 from instruction_gate.secrets import Redactor
 
@@ -30,10 +31,25 @@ class RunStore:
         self.lock = threading.Lock()
 
     def load_finished(self) -> int:
-        """For --resume: adopt run.json files of this same base/candidate pair."""
+        """For --resume: adopt run.json files of this same base/candidate pair, manifest and task selection.
+
+        Runs recorded under another manifest answered other questions (prompts, checks, repeats):
+        mixing them in would be silent, so that is refused. Runs of tasks outside this evaluation's
+        selection (another shard or --tasks) are left on disk but not adopted.
+        """
+        previous = self.out / "index.json"
+        if previous.is_file():
+            recorded = read_json_record(previous).get("manifest_sha256")
+            if recorded and recorded != self.header.get("manifest_sha256"):
+                raise ConfigError(f"--resume: {previous} was recorded with manifest sha256 {recorded[:12]}..., "
+                                  f"this manifest is {str(self.header.get('manifest_sha256'))[:12]}...; "
+                                  "use a fresh --out directory")
+        selected = set(self.header.get("tasks") or ())
         for path in sorted(self.out.glob("*/repeat-*/*/run.json")):
             record = read_json_record(path)
-            if (record.get("base_sha"), record.get("candidate_sha")) == (self.header["base_sha"], self.header["candidate_sha"]):
+            same_pair = (record.get("base_sha"), record.get("candidate_sha")) == (self.header["base_sha"],
+                                                                                  self.header["candidate_sha"])
+            if same_pair and (not selected or record.get("task_id") in selected):
                 self.runs[(record["task_id"], record["repeat"], record["variant"])] = record
         return len(self.runs)
 

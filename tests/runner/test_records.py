@@ -193,3 +193,27 @@ def test_bad_counts_are_usage_errors(git_repo, tmp_path, flag, value, message):
     result = evaluate(git_repo, base, candidate, tmp_path / "out", adapter, flag, value)
     assert result.returncode == 2 and message in result.stderr
     assert not log.exists()
+
+
+def test_resume_refuses_runs_recorded_under_another_manifest(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("t1")])
+    adapter, log = counting_adapter(tmp_path)
+    out = tmp_path / "out"
+    assert evaluate(git_repo, base, candidate, out, adapter).returncode == 0
+    manifest = git_repo.path / MANIFEST
+    manifest.write_text(manifest.read_text() + "\n")  # any change: other prompts, checks or repeats
+    resumed = evaluate(git_repo, base, candidate, out, adapter, "--resume")
+    assert resumed.returncode == 2
+    assert "--resume:" in resumed.stderr and "use a fresh --out directory" in resumed.stderr
+    assert len(invocations(log, "-")) == 2  # nothing ran again
+
+
+def test_resume_adopts_only_the_selected_tasks(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2")])
+    adapter, log = counting_adapter(tmp_path)
+    out = tmp_path / "out"
+    assert evaluate(git_repo, base, candidate, out, adapter).returncode == 0
+    resumed = evaluate(git_repo, base, candidate, out, adapter, "--resume", "--tasks", "t2")
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resume: 2 finished runs kept" in resumed.stderr
+    assert {run["task_id"] for run in load_index(out)["runs"]} == {"t2"}
