@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import PurePosixPath
 
+import pathspec
+
 from instruction_gate.lint.chains import Chain
 from instruction_gate.lint.policy import LintPolicy
 from instruction_gate.lint.tree import Tree, directories
@@ -26,6 +28,22 @@ class LintContext:
     @cached_property
     def basenames(self) -> frozenset[str]:
         return frozenset(PurePosixPath(p).name for p in self.tree.files())
+
+    @cached_property
+    def ignored(self) -> pathspec.PathSpec:
+        """The revision's .gitignore rules, nested files included: what a build or a tool
+        creates (`target/debug/app`, `node_modules/.bin/x`), never committed yet real."""
+        patterns = []
+        for path in sorted(p for p in self.tree.files() if PurePosixPath(p).name == ".gitignore"):
+            directory = posixpath.dirname(path)
+            for raw in (self.tree.read(path) or b"").decode("utf-8", errors="replace").splitlines():
+                line = raw.strip()
+                if line and not line.startswith("#"):
+                    patterns.append(_scoped(line, directory))
+        return pathspec.GitIgnoreSpec.from_lines(patterns)
+
+    def is_ignored(self, path: str) -> bool:
+        return self.ignored.match_file(path) or self.ignored.match_file(path.rstrip("/") + "/")
 
     def exists(self, path: str) -> bool:
         """A file or directory at a normalized repository-relative path."""
@@ -49,3 +67,13 @@ class LintContext:
             current = posixpath.dirname(current)
             out.append(current)
         return out
+
+
+def _scoped(pattern: str, directory: str) -> str:
+    """A nested .gitignore's pattern, rewritten to apply from the repository root."""
+    if not directory:
+        return pattern
+    negated, body = (pattern.startswith("!"), pattern.lstrip("!"))
+    anchored = "/" in body.rstrip("/")  # gitignore: a slash before the end anchors to the file's directory
+    scoped = f"/{directory}/{body.lstrip('/')}" if anchored else f"/{directory}/**/{body}"
+    return ("!" if negated else "") + scoped

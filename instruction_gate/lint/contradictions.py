@@ -10,7 +10,7 @@ from instruction_gate.lint.model import Finding
 
 
 def _quote(d: Directive, text: str) -> str:
-    return text[d.start:d.end].strip()
+    return " ".join(text[d.start:d.end].split())  # one line, also for a rule wrapped over several
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:

@@ -50,23 +50,34 @@ def normalize(action: str) -> tuple[str, ...]:
     return tuple(_stem(w) for w in words if w and w not in _STOP)
 
 
+def _directive(text: str, positive: bool, action_text: str, marker: int, end: int) -> Directive | None:
+    action = normalize(action_text)
+    if not action:
+        return None
+    line = markdown.line_of(text, marker)
+    column = marker - (text.rfind("\n", 0, marker) + 1)
+    return Directive(positive, action, " ".join(action_text.split()), line, column, marker, end)
+
+
 def directives(text: str) -> list[Directive]:
+    """Directives of each paragraph, list item and heading, read whole: hard-wrapped Markdown
+    continues a sentence on the next line, and a rule cut at the line break reads as another rule."""
     found = []
-    for line in markdown.lines(text):
-        if line.in_code:
+    for block in markdown.blocks(text):
+        if block.kind == "code":
             continue
-        for match in _DIRECTIVE.finditer(line.text):
-            action = normalize(match.group("action"))
-            if action:
-                found.append(Directive(match.group("pos") is not None, action, match.group("action").strip(),
-                                       line.number, match.start(), line.start + match.start(),
-                                       line.start + match.end()))
-        for match in _IMPERATIVE.finditer(line.text):
-            action = normalize(match.group("action"))
-            if action:
-                begin = match.start("action")
-                found.append(Directive(True, action, match.group("action").strip(), line.number, begin,
-                                       line.start + begin, line.start + match.end()))
+        # Same length as the block, so offsets stay offsets into `text`.
+        prose = text[block.start:block.end].replace("\r", " ").replace("\n", " ")
+        for match in _DIRECTIVE.finditer(prose):
+            directive = _directive(text, match.group("pos") is not None, match.group("action"),
+                                   block.start + match.start(), block.start + match.end())
+            if directive:
+                found.append(directive)
+        for match in _IMPERATIVE.finditer(prose):
+            directive = _directive(text, True, match.group("action"),
+                                   block.start + match.start("action"), block.start + match.end())
+            if directive:
+                found.append(directive)
     return found
 
 

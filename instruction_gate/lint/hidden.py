@@ -36,6 +36,34 @@ def _kind(code: int) -> str | None:
     return None
 
 
+def _emoji_base(char: str) -> bool:
+    """A pictograph or symbol an emoji presentation sequence may follow (or a keycap's 0-9 # *)."""
+    return char in "0123456789#*" or (ord(char) >= 0x2000 and unicodedata.category(char)[0] in "SM")
+
+
+def _part_of_an_emoji(text: str, index: int) -> bool:
+    """Variation selectors, joiners and flag tags that build a visible emoji are not hidden text:
+    ⚠️ is U+26A0 U+FE0F, 👩‍💻 joins two pictographs with U+200D, a subdivision flag spells its
+    region in tag characters after U+1F3F4."""
+    code = ord(text[index])
+    before = text[index - 1] if index else ""
+    if code in (0xFE0E, 0xFE0F):
+        return bool(before) and _emoji_base(before)
+    if code == 0x200D:
+        after = text[index + 1] if index + 1 < len(text) else ""
+        return bool(before and after) and (_emoji_base(before) or ord(before) in (0xFE0F, *range(0x1F3FB, 0x1F400))) \
+            and _emoji_base(after)
+    if code in _TAGS:
+        start = index
+        while start and ord(text[start - 1]) in _TAGS:
+            start -= 1
+        end = index
+        while end + 1 < len(text) and ord(text[end + 1]) in _TAGS:
+            end += 1
+        return start > 0 and ord(text[start - 1]) == 0x1F3F4 and ord(text[end]) == 0xE007F and end - start < 7
+    return False
+
+
 def check_hidden(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
         code_lines = {ln.number for ln in markdown.lines(text) if ln.in_code}
@@ -65,7 +93,7 @@ def check_unicode(ctx: LintContext) -> Iterator[Finding]:
                 line_text = " " + line.text[1:]  # a leading byte-order mark is harmless
             else:
                 line_text = line.text
-            found = [(i, ch) for i, ch in enumerate(line_text) if _kind(ord(ch))]
+            found = [(i, ch) for i, ch in enumerate(line_text) if _kind(ord(ch)) and not _part_of_an_emoji(line_text, i)]
             if not found:
                 continue
             column, char = found[0]

@@ -33,8 +33,18 @@ class Reference:
     option: str | None = None  #: make's -C directory
 
 
+#: A first segment that is a host name (`ghcr.io/org/image`, `github.com/org/module`): an image or
+#: module reference, not a path. The last label is a top-level domain, never a file extension.
+_HOST_SEGMENT = re.compile(r"^[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?::\d+)?$")
+
+
 def looks_like_path(token: str) -> bool:
     if not _PATHLIKE.match(token) or token.startswith(("-", "@")) or token in (".", ".."):
+        return False
+    if "..." in token:
+        return False  # a placeholder: `it/...`, `src/.../mod.rs`
+    first, slash, _ = token.partition("/")
+    if slash and _HOST_SEGMENT.match(first) and not _EXTENSION.search(first):
         return False
     return "/" in token.strip("/") or bool(_EXTENSION.search(token)) or token.endswith("/")
 

@@ -78,6 +78,8 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         return None  # outside the repository: not ours to check
     if any(p is not None and ctx.exists(p) for p in (relative, from_root)):
         return None
+    if any(p is not None and ctx.is_ignored(p) for p in (relative, from_root)):
+        return None  # build output or a tool's directory, listed in .gitignore
     return Finding("IG002", source, ref.line,
                    f"Referenced path `{ref.name}` does not exist (looked in "
                    f"{posixpath.dirname(source) or 'the repository root'} and the root).",
@@ -88,12 +90,30 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
 _FORBIDDING = re.compile(r"\b(never|don't|do not|must not|mustn't|should not|avoid|no longer)\b", re.IGNORECASE)
 
 
+#: Prose about branches names them in code spans: `feature/new-cli-command` is not a path.
+_BRANCH = re.compile(r"\bbranch(?:es)?\b", re.IGNORECASE)
+#: Bare header names (`stdarg.h`) are the system's or a dependency's, found by the compiler.
+_HEADER = re.compile(r"^[\w\-.]+\.(h|hh|hpp|hxx)$")
+
+
+def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...]) -> bool:
+    if _HEADER.match(ref.name):
+        return True
+    if lines[ref.line - 1].in_code or "." in ref.name.rsplit("/", 1)[-1]:
+        return False
+    offset = lines[ref.line - 1].start + ref.column
+    block = next((b for b in markdown.blocks(text) if b.start <= offset < b.end), None)
+    return block is not None and bool(_BRANCH.search(text[block.start:block.end]))
+
+
 def check(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
         seen = set()
         lines = markdown.lines(text)
         for ref in references(text):
             if ref.kind != "path" and _FORBIDDING.search(lines[ref.line - 1].text[:ref.column]):
+                continue
+            if ref.kind == "path" and _not_a_path(ref, text, lines):
                 continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
             if finding is not None and (finding.key, finding.line) not in seen:

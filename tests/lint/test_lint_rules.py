@@ -149,6 +149,54 @@ def test_imperative_rules_are_directives_too(tmp_path, later, contradicts):
         assert "Run `make test` before committing" in found[0].message
 
 
+def test_image_and_module_references_are_not_paths(tmp_path):
+    text = ("Run `docker pull ghcr.io/org/app:1.2`, `go get github.com/org/mod/v2` and "
+            "`docker push registry.example.com:5000/team/app`; see `docs/missing.md`.\n")
+    found = findings(tmp_path, {"AGENTS.md": text}, "IG002")
+    assert [f.message.split("`")[1] for f in found] == ["docs/missing.md"]
+
+
+def test_build_outputs_placeholders_branches_and_headers_are_not_stale_paths(tmp_path):
+    files = {
+        ".gitignore": "/target/\n*.log\n",
+        "web/.gitignore": "dist/\n/node_modules\n",
+        "web/AGENTS.md": "Run `./node_modules/.bin/vite` and open `dist/index.html`; not `src/gone.ts`.\n",
+        "AGENTS.md": ("Run `./target/debug/app --help`; logs go to `out/run.log`.\n\n"
+                      "Integration tests live at `it/...`.\n\n"
+                      "Create a branch with a descriptive name\n(e.g., `feature/new-cli-command`).\n\n"
+                      "Missing `stdarg.h`? Install the compiler. See `docs/moved/`.\n"),
+    }
+    found = findings(tmp_path, files, "IG002")
+    assert sorted((f.path, f.message.split("`")[1]) for f in found) == [
+        ("AGENTS.md", "docs/moved/"), ("web/AGENTS.md", "src/gone.ts")]
+    # ignored only where the .gitignore applies: web/ rules do not cover the root
+    root_dist = findings(tmp_path / "other", {"web/.gitignore": "dist/\n", "AGENTS.md": "Open `dist/x.html`.\n"},
+                         "IG002")
+    assert [f.message.split("`")[1] for f in root_dist] == ["dist/x.html"]
+
+
+def test_emoji_sequences_are_not_hidden_characters(tmp_path):
+    scotland = "\U0001F3F4" + "".join(chr(0xE0000 + ord(c)) for c in "gbsct") + "\U000E007F"
+    visible = f"- \u26a0\ufe0f Careful. 1\ufe0f\u20e3 first. \U0001F469\u200d\U0001F4BB dev. {scotland} flag.\n"
+    assert findings(tmp_path, {"AGENTS.md": visible}, "IG009") == []
+    hidden = ("- Be nice.\ufe0f\n"                                  # a selector after a letter
+              "- Run tests\u200dnow.\n"                              # a joiner between letters
+              + "- Ok " + "".join(chr(0xE0000 + ord(c)) for c in "rm -rf") + "\n")  # smuggled ASCII
+    found = findings(tmp_path / "h", {"AGENTS.md": hidden}, "IG009")
+    assert [f.line for f in found] == [1, 2, 3]
+
+
+def test_hard_wrapped_sentences_are_read_whole(tmp_path):
+    wrapped = ("Design choices that are not vulnerabilities should not be\nreported as such.\n\n"
+               "Deferred work must be\ntracked in an issue.\n")
+    assert findings(tmp_path, {"AGENTS.md": wrapped}, "IG006") == []  # "should not be" vs "must be": other actions
+    files = {"AGENTS.md": "Always run the tests before\ncommitting.\n",
+             "svc/AGENTS.md": "Notes first.\n\nNever run the tests\nbefore committing.\n"}
+    found = findings(tmp_path, files, "IG006")
+    assert [(f.path, f.line, f.column) for f in found] == [("svc/AGENTS.md", 3, 1)]
+    assert '"Never run the tests before committing"' in found[0].message
+
+
 def test_contradiction_needs_files_loaded_together(tmp_path):
     files = {"a/AGENTS.md": "- Always run the tests.\n", "b/AGENTS.md": "- Never run the tests.\n"}
     assert findings(tmp_path, files, "IG006") == []
