@@ -1,11 +1,20 @@
 """Parse `claude -p --output-format stream-json --verbose` output into protocol events.
 
-The stream: `system` (subtype `init`: session_id, model, tools), `assistant` messages whose
-content blocks are text, thinking or `tool_use`, `user` messages carrying `tool_result`
-blocks, and one closing `result` (subtype success / error_max_turns /
-error_during_execution / ..., is_error, num_turns, total_cost_usd, usage,
-permission_denials). One API message arrives as several `assistant` events that repeat its
-id and usage, so usage is counted once per message id.
+The stream: `system` (subtype `init`: session_id, model, tools, claude_code_version),
+`assistant` messages whose content blocks are text, thinking or `tool_use`, `user` messages
+carrying `tool_result` blocks, and one closing `result` (subtype success / error_max_turns /
+error_max_budget_usd / error_during_execution / ..., is_error, num_turns, result, errors,
+total_cost_usd, usage, modelUsage, permission_denials, api_error_status). Other types
+(`rate_limit_event`, `stream_event`, further `system` subtypes) are ignored.
+
+One API message arrives as several `assistant` events that repeat its id and usage, so usage
+is counted once per message id; those sums equal the result's `usage`, which covers the main
+model only. `modelUsage` adds every model the process called (auxiliary and sub-agent calls
+that never appear as messages) and matches `total_cost_usd`, so when present it is the
+process's token count. Each `claude -p` process reports its own cost, resumed or not, so costs
+add up over the turns. API failures arrive as a synthetic assistant message with a top-level
+`error` (authentication_failed, billing_error, rate_limit, invalid_request, server_error,
+unknown) and a result with `is_error: true`, often under subtype `success`.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ import re
 from typing import Any
 
 from instruction_gate.agents.cli_agent import StreamParser, count
-from instruction_gate.agents.failures import Failure, classify_error_text
+from instruction_gate.agents.failures import Failure, classify_error_text, reason_for_http_status
 from instruction_gate.proc import ProcResult
 
 #: Tools whose input names a file the agent edits, and the change they make.
@@ -22,6 +31,10 @@ _EDIT_TOOLS = {"Edit": "modify", "MultiEdit": "modify", "NotebookEdit": "modify"
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 _RESULT_SUBTYPES = {"error_max_turns": "max_turns", "error_max_budget_usd": "budget_exceeded"}
 _EXIT_CODE = re.compile(r"^Exit code (\d+)")
+#: The `error` of a synthetic assistant message -> failure reason. invalid_request and unknown
+#: are left to the text: an oversized prompt (the candidate's doing) is an invalid request.
+_API_ERRORS = {"authentication_failed": "auth_failed", "rate_limit": "rate_limited",
+               "billing_error": "rate_limited", "server_error": "provider_error"}
 
 
 def _usage_triple(usage: dict[str, Any]) -> tuple[int, int, int]:
@@ -29,6 +42,17 @@ def _usage_triple(usage: dict[str, Any]) -> tuple[int, int, int]:
     cached = count(usage.get("cache_read_input_tokens"))
     total_input = count(usage.get("input_tokens")) + count(usage.get("cache_creation_input_tokens")) + cached
     return total_input, count(usage.get("output_tokens")), cached
+
+
+def _model_usage_triple(model_usage: Any) -> tuple[int, int, int] | None:
+    """The same triple summed over the result's per-model `modelUsage`, or None if absent."""
+    if not isinstance(model_usage, dict) or not model_usage:
+        return None
+    rows = [row for row in model_usage.values() if isinstance(row, dict)]
+    cached = sum(count(row.get("cacheReadInputTokens")) for row in rows)
+    total_input = cached + sum(count(row.get("inputTokens")) + count(row.get("cacheCreationInputTokens"))
+                               for row in rows)
+    return total_input, sum(count(row.get("outputTokens")) for row in rows), cached
 
 
 def _result_text(content: Any) -> str:
@@ -45,8 +69,6 @@ class ClaudeStream(StreamParser):
     def __init__(self, repo_root):
         super().__init__(repo_root)
         self.harness_version: str | None = None
-        self._message_usage: dict[str, tuple[int, int, int]] = {}
-        self._result_usage = (0, 0, 0)
         self._pending: dict[str, dict[str, Any]] = {}  # tool_use id -> tool event awaiting its result
         self._edits: dict[str, dict[str, Any]] = {}  # tool_use id -> file_change event
         self._seen_tools: set[str] = set()
@@ -55,6 +77,8 @@ class ClaudeStream(StreamParser):
     def _reset_process(self) -> None:
         self.result: dict[str, Any] | None = None
         self.assistant_seen = False
+        self.api_error: str | None = None  # `error` of a synthetic assistant message
+        self._message_usage: dict[str, tuple[int, int, int]] = {}
 
     def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         kind = obj.get("type")
@@ -64,6 +88,10 @@ class ClaudeStream(StreamParser):
             version = obj.get("claude_code_version")
             self.harness_version = version if isinstance(version, str) else self.harness_version
         elif kind == "assistant" and isinstance(obj.get("message"), dict):
+            if isinstance(obj.get("error"), str):
+                # Claude Code's own report of a failed API call, not a model turn.
+                self.api_error = obj["error"]
+                return []
             return self._assistant(obj["message"])
         elif kind == "user" and isinstance(obj.get("message"), dict):
             return self._tool_results(obj["message"].get("content"))
@@ -138,8 +166,6 @@ class ClaudeStream(StreamParser):
         cost = obj.get("total_cost_usd")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             self.cost_usd = (self.cost_usd or 0.0) + float(cost)
-        if isinstance(obj.get("usage"), dict):
-            self._result_usage = tuple(a + b for a, b in zip(self._result_usage, _usage_triple(obj["usage"])))  # type: ignore[assignment]
         if isinstance(obj.get("session_id"), str):
             self.session_id = obj["session_id"]
         if isinstance(obj.get("result"), str) and obj["result"].strip() and not obj.get("is_error"):
@@ -166,23 +192,36 @@ class ClaudeStream(StreamParser):
         return events, failure
 
     def _settle_usage(self) -> None:
-        """Per-message usage when the stream carried it; the result's totals otherwise."""
-        counted = list(self._message_usage.values()) or ([self._result_usage] if any(self._result_usage) else [])
-        if counted:
-            totals = [sum(column) for column in zip(*counted)]
-            self.usage.input_tokens, self.usage.output_tokens, self.usage.cached_input_tokens = totals
+        """This process's tokens: `modelUsage`, else the per-message sums, else the result's usage."""
+        final = self.result or {}
+        triple = _model_usage_triple(final.get("modelUsage"))
+        if triple is None and self._message_usage:
+            triple = tuple(sum(column) for column in zip(*self._message_usage.values()))  # type: ignore[assignment]
+        if triple is None and isinstance(final.get("usage"), dict):
+            triple = _usage_triple(final["usage"])
+        if triple is not None and any(triple):
+            self.usage.add(*triple)
 
     def _process_failure(self, result: ProcResult) -> Failure | None:
         final = self.result
         if final is None:
             text = result.stderr or "no result event"
-            return classify_error_text(text, default="agent_error" if self.assistant_seen else "zero_turns")
+            return self._api_failure(text) or classify_error_text(
+                text, default="agent_error" if self.assistant_seen else "zero_turns")
         subtype = str(final.get("subtype") or "")
         if subtype in _RESULT_SUBTYPES:
             return Failure(_RESULT_SUBTYPES[subtype], subtype)
         if subtype == "success" and not final.get("is_error"):
             return None
         # is_error counts even under subtype "success": the CLI reports API errors that way.
-        text = " ".join(str(x) for x in (final.get("result"), final.get("errors"), subtype) if x)
+        errors = final.get("errors") if isinstance(final.get("errors"), list) else []
+        text = " ".join(str(x) for x in (final.get("result"), *errors, subtype) if x)
+        status_reason = reason_for_http_status(final.get("api_error_status"))
+        if status_reason is not None:
+            return Failure(status_reason, text)
         no_turns = final.get("num_turns") == 0 or not self.assistant_seen
-        return classify_error_text(text, default="zero_turns" if no_turns else "agent_error")
+        return self._api_failure(text) or classify_error_text(text, default="zero_turns" if no_turns else "agent_error")
+
+    def _api_failure(self, text: str) -> Failure | None:
+        reason = _API_ERRORS.get(self.api_error or "")
+        return Failure(reason, text) if reason else None

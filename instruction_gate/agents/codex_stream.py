@@ -2,10 +2,14 @@
 
 The stream: `thread.started` (thread_id), `turn.started`, `item.started|updated|completed`
 (item types agent_message, reasoning, command_execution, file_change, mcp_tool_call,
-web_search, todo_list, error), then `turn.completed` (usage) or `turn.failed` (error), and
-top-level `error` events. Older releases spell the item type `item_type` and call agent
-messages `assistant_message`. Usage is a running total for the thread, so each report is
-turned into a delta against the previous one.
+collab_tool_call, web_search, todo_list, plan, error), then `turn.completed` (usage) or
+`turn.failed` (error), and top-level `error` events; `codex exec` runs one turn per process.
+Releases from late September 2025 spell the item type `item_type` and call agent messages
+`assistant_message`. `turn.completed.usage` holds the thread's running totals (kept across
+`codex exec resume`), so each report is turned into a delta against the previous one; its
+`output_tokens` already include `reasoning_output_tokens`. An all-zero report means Codex saw
+no usage update and is skipped. `codex exec resume` with an unknown id silently starts a new
+thread: a resumed turn that reports another thread id lost its session.
 """
 
 from __future__ import annotations
@@ -34,6 +38,15 @@ def unwrap_shell(command: str) -> str:
     return command
 
 
+def _search_target(item: dict[str, Any]) -> str:
+    """The query, or for page actions (newer releases) the page the agent opened."""
+    action = item.get("action") if isinstance(item.get("action"), dict) else {}
+    for value in (item.get("query"), action.get("query"), action.get("url")):
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return ""
+
+
 class CodexStream(StreamParser):
     """State of one Codex run across its `codex exec` and `codex exec resume` processes."""
 
@@ -43,6 +56,7 @@ class CodexStream(StreamParser):
         self.cumulative_usage = cumulative_usage
         self.prices_per_mtok = prices_per_mtok
         self._last_totals: tuple[int, int, int] | None = None
+        self._thread_changed = False  # a resumed turn started a thread other than the run's
         self._open_commands: dict[str, str] = {}  # item id -> command, started but not completed
         self._done_items: set[str] = set()
         self._reset_process()
@@ -57,7 +71,7 @@ class CodexStream(StreamParser):
     def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         kind = obj.get("type")
         if kind in ("thread.started", "thread.resumed") and isinstance(obj.get("thread_id"), str):
-            self.session_id = obj["thread_id"]
+            self._start_thread(obj["thread_id"])
         elif kind == "turn.started":
             self.turn_started = True
         elif kind == "turn.completed":
@@ -72,10 +86,19 @@ class CodexStream(StreamParser):
             return self._item(obj["item"], completed=kind == "item.completed")
         return []
 
+    def _start_thread(self, thread_id: str) -> None:
+        if self.session_id is not None and thread_id != self.session_id:
+            # Another thread has its own counters; on a resumed turn the context is gone too.
+            self._last_totals = None
+            self._thread_changed = self.turn > 0
+        self.session_id = thread_id
+
     def _add_usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
             return
         totals = tuple(count(usage.get(f)) for f in _USAGE_FIELDS)
+        if not any(totals):
+            return  # Codex reports zeros when it saw no usage update: no new baseline
         previous = self._last_totals
         if self.cumulative_usage and previous and all(t >= p for t, p in zip(totals, previous)):
             delta = tuple(t - p for t, p in zip(totals, previous))
@@ -93,6 +116,12 @@ class CodexStream(StreamParser):
         item_id = str(item.get("id", ""))
         item_type = item.get("type") or item.get("item_type")
         if item_type == "command_execution" and isinstance(item.get("command"), str):
+            if item.get("status") == "declined":  # refused by the approval policy: never ran
+                self._open_commands.pop(item_id, None)
+                command = unwrap_shell(item["command"])
+                return self._once(item_id, self._command_event(item["command"], None),
+                                  {"type": "policy", "name": "permission_denied", "tool": "shell",
+                                   "command": command, "turn": self.turn})
             if not completed:
                 self._open_commands[item_id] = item["command"]
                 return []
@@ -110,11 +139,15 @@ class CodexStream(StreamParser):
             failed = item.get("status") == "failed" or bool(item.get("error"))
             return self._once(item_id, {"type": "tool", "tool": "mcp", "command": name,
                                         "exit_code": 1 if failed else 0, "turn": self.turn})
+        if item_type == "collab_tool_call":  # sub-agent management (spawn_agent, send_input, ...)
+            failed = item.get("status") == "failed"
+            return self._once(item_id, {"type": "tool", "tool": "collab", "command": str(item.get("tool", "?")),
+                                        "exit_code": 1 if failed else 0, "turn": self.turn})
         if item_type == "web_search":
             return self._once(item_id, {"type": "tool", "tool": "web_search",
-                                        "command": f"web_search {item.get('query', '')}".strip(),
+                                        "command": f"web_search {_search_target(item)}".strip(),
                                         "turn": self.turn})
-        return []  # reasoning, todo_list, non-fatal error items and unknown types
+        return []  # reasoning, todo_list, plan, non-fatal error items and unknown types
 
     def _once(self, item_id: str, *events: dict[str, Any]) -> list[dict[str, Any]]:
         """Each item is reported once, even if a CLI repeats its completion."""
@@ -155,6 +188,9 @@ class CodexStream(StreamParser):
         return events, failure
 
     def _process_failure(self, result: ProcResult) -> Failure | None:
+        if self._thread_changed:
+            self._thread_changed = False
+            return Failure("session_lost", f"resumed turn ran in a new thread {self.session_id}")
         if self.turn_error is not None:
             return classify_error_text(self.turn_error)
         if self.turn_completed:

@@ -21,7 +21,8 @@ REASON_CLASS = {
     "rate_limited": INFRASTRUCTURE,
     "sandbox_error": INFRASTRUCTURE,
     "zero_turns": INFRASTRUCTURE,
-    "provider_error": INFRASTRUCTURE,  # provider 5xx / overloaded before the agent could work
+    "provider_error": INFRASTRUCTURE,  # provider 5xx / overloaded / model unavailable
+    "session_lost": INFRASTRUCTURE,  # a later turn could not continue the session it belongs to
     "max_turns": AGENT,
     "budget_exceeded": AGENT,
     "agent_error": AGENT,
@@ -57,16 +58,32 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                         r"|maximum context"),
         ("auth_failed", r"\b401\b|\b403\b|unauthori[sz]ed|authentication[_ ]error|invalid[_ ]api[_ ]key"
                         r"|invalid x-api-key|not logged in|please run /login|missing api key|forbidden"),
-        ("rate_limited", r"\b429\b|rate[_ -]?limit|too many requests|quota|usage limit"),
+        ("rate_limited", r"\b429\b|rate[_ -]?limit|too many requests|quota|usage limit|session limit"
+                         r"|credit balance"),
         ("sandbox_error", r"sandbox (?:error|failed|setup|denied|unavailable)|landlock|seccomp|bwrap"
                           r"|sandbox-exec|failed to (?:apply|initiali[sz]e) sandbox"),
         ("provider_error", r"(?:status|http|api error|code)\W{0,3}5\d\d\b|overloaded|internal server error"
-                           r"|service unavailable"
+                           r"|service unavailable|at capacity|model is not supported|model_not_found"
                            r"|bad gateway|stream disconnected|connection (?:refused|reset|error)"
                            r"|error sending request"),
+        ("session_lost", r"no conversation found with session id"),
         ("budget_exceeded", r"budget|max[_ ]?cost|spending limit"),
         ("max_turns", r"max(?:imum)?[_ ]turns"),
     ))
+
+
+def reason_for_http_status(status: object) -> str | None:
+    """The infrastructure reason an HTTP status of the provider's API stands for, if any.
+
+    400/413 stay unclassified: an oversized prompt (the candidate's doing) answers with them.
+    """
+    if not isinstance(status, int) or isinstance(status, bool):
+        return None
+    if status in (401, 403):
+        return "auth_failed"
+    if status == 429:
+        return "rate_limited"
+    return "provider_error" if 500 <= status <= 599 else None
 
 
 def classify_error_text(text: str, default: str = "agent_error") -> Failure:

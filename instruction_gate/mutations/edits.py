@@ -84,6 +84,7 @@ def contradiction(files: Files) -> Iterator[Mutant]:
             line = lines[directive.line - 1]
             marker = _ITEM_MARKER.match(line.text)
             action = directive.raw_action.rstrip(".")
+            action = action[:1].lower() + action[1:]  # an imperative's verb follows the new marker word
             inserted = f"{marker.group(1) if marker else ''}{_OPPOSITE[directive.positive]} {action}.\n"
             at = _end_of_block(text, directive.line)
             mutated = text[:at] + ("" if at == 0 or text[at - 1] == "\n" else "\n") + inserted + text[at:]

@@ -98,7 +98,9 @@ def test_stale_command_not_applicable_without_commands():
 
 def test_contradiction_inserts_the_opposite_rule_next_to_the_original():
     mutants = {m.line: m for m in contradiction(FILES)}
-    assert set(mutants) == {6, 10}
+    assert set(mutants) == {3, 6, 7, 10}  # imperatives ("Run ...", "Use ...") are rules too
+    assert "finishing.\nNever run `make test` before finishing.\n" in text(mutants[3])
+    assert "- Never use `scripts/check.sh` for linting.\n" in text(mutants[7])
     always = text(mutants[6])
     assert "- Always run `make test` before committing.\n- Never run `make test` before committing.\n" in always
     found = directives(always)
