@@ -38,6 +38,7 @@ class Budget:
     priciest_run_usd: float = 0.0
     unpriced_runs: int = 0  #: finished runs that reported no provider cost
     stop_reason: str | None = None  #: set by the first refusal
+    share: float = 1.0  #: this shard's fraction of the evaluation's planned runs (caps scaled by it)
     _pairs: set[tuple[str, int]] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -45,6 +46,13 @@ class Budget:
     def from_policy(cls, block: dict[str, Any] | None) -> "Budget":
         block = block or {}
         return cls(block.get("max_agent_runs"), block.get("max_provider_usd"))
+
+    def for_share(self, share: float) -> "Budget":
+        """The caps of one shard job: its fraction of the evaluation's, so that the shards of one
+        evaluation together stay within the policy's caps (runs rounded down to whole pairs)."""
+        runs = None if self.max_agent_runs is None else 2 * int(self.max_agent_runs * share // 2)
+        usd = None if self.max_provider_usd is None else self.max_provider_usd * share
+        return Budget(runs, usd, share=share)
 
     @property
     def capped(self) -> bool:
@@ -97,7 +105,7 @@ class Budget:
 
     def as_record(self) -> dict[str, Any]:
         """The `budget` block of index.json."""
-        return {"max_agent_runs": self.max_agent_runs, "max_provider_usd": self.max_provider_usd,
+        return {"max_agent_runs": self.max_agent_runs, "max_provider_usd": self.max_provider_usd, "share": self.share,
                 "runs_admitted": self.runs_admitted, "spent_usd": round(self.spent_usd, 6),
                 "unpriced_runs": self.unpriced_runs, "stopped": self.stop_reason is not None,
                 "reason": self.stop_reason}

@@ -124,3 +124,29 @@ def test_budget_stop_blocks_when_inconclusive_blocks(git_repo, tmp_path):
     assert compared.returncode == 1
     assert summary["verdict"] == "inconclusive"
     assert any("budget cap" in e for e in summary["errors"])
+
+
+def test_a_shard_gets_its_share_of_the_caps():
+    whole = Budget(max_agent_runs=13, max_provider_usd=3.0)
+    third = whole.for_share(1 / 3)
+    assert (third.max_agent_runs, third.max_provider_usd, third.share) == (4, 1.0, 1 / 3)  # whole pairs, rounded down
+    assert Budget().for_share(0.5).capped is False
+    # the shares of one evaluation never add up to more than its caps
+    shares = [2 / 5, 2 / 5, 1 / 5]
+    assert sum(whole.for_share(s).max_agent_runs for s in shares) <= 13
+
+
+def test_shard_jobs_together_stay_within_the_evaluations_run_cap(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task(t) for t in ("t1", "t2", "t3", "t4")], repeats=2)
+    policy = _policy(tmp_path, budget={"max_agent_runs": 8})
+    adapter = write_adapter(tmp_path, PRICED)
+    runs = 0
+    for k in (1, 2):
+        out = tmp_path / f"shard-{k}"
+        done = run_cli(git_repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
+                       "--out", str(out), "--adapter", str(adapter), "--policy", policy, "--shard", f"{k}/2")
+        assert done.returncode == 0, done.stderr
+        index = load_index(out)
+        assert index["budget"]["max_agent_runs"] == 4 and index["budget"]["share"] == 0.5
+        runs += len(index["runs"])
+    assert runs == 8  # not 8 per shard

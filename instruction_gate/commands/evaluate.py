@@ -8,6 +8,7 @@ errors; 3 when no valid pair could be formed.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import signal
@@ -83,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
     repeats = chosen.repeats(manifest.repeats, args.repeats)
     specs = evaluation.plan(manifest, repeats, args.tasks, shard)
+    if shard[1] > 1 and chosen.budget.capped:
+        # The policy caps the evaluation, not each shard job: each takes its share of the runs.
+        whole = len(evaluation.plan(manifest, repeats, args.tasks, (1, 1)))
+        chosen = dataclasses.replace(chosen, budget=chosen.budget.for_share(len(specs) / whole if whole else 1.0))
     envs = split_environment()
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,

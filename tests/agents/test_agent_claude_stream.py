@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from agent_helpers import exited, parse
+from agent_helpers import exited, parse, transcript_lines
 
 from instruction_gate.agents.claude_stream import ClaudeStream
 
@@ -107,3 +107,66 @@ def test_paths_through_a_symlinked_root_are_repository_relative(tmp_path, repo):
                  f'"name":"Read","input":{{"file_path":"{repo}/a/b.py"}}}},{{"type":"tool_use","id":"u",'
                  f'"name":"Read","input":{{"file_path":"{link}/c.py"}}}}]}}}}').encode())
     assert parser.touched_paths == ["a/b.py", "c.py"]
+
+
+def test_model_usage_counts_every_model_the_process_called(repo):
+    parser = ClaudeStream(repo)
+    events, failure = parse(parser, "claude_model_usage.jsonl", repo)
+    assert failure is None
+    assert [(e["tool"], e["command"], e["exit_code"]) for e in events if e["type"] == "tool"] == [
+        ("Bash", "ruff check src", 0)]
+    # modelUsage: sonnet (6 + 4400 + 28100 in, 70 out) plus an auxiliary haiku call that never
+    # appeared as a message (3 + 9000 in, 40 out); it matches total_cost_usd, the messages do not.
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (
+        6 + 4400 + 28100 + 3 + 9000, 70 + 40, 28100 + 9000)
+    assert parser.cost_usd == pytest.approx(0.0312)
+
+
+def test_message_sums_equal_result_usage_without_model_usage(repo):
+    parser = ClaudeStream(repo)
+    for line in transcript_lines("claude_model_usage.jsonl", repo):
+        parser.feed(line.replace(b'"modelUsage"', b'"modelUsageAbsent"'))
+    parser.end_process(exited())
+    # msg_01Q repeated with identical usage counts once: 2+4100+12000 and 4+300+16100.
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (
+        6 + 4400 + 28100, 70, 28100)
+
+
+def test_usage_is_added_per_process_across_resumed_turns(repo):
+    parser = ClaudeStream(repo)
+    parse(parser, "claude_model_usage.jsonl", repo)
+    parser.begin_turn(1)
+    parse(parser, "claude_resume.jsonl", repo)
+    assert parser.usage.output_tokens == 110 + 30 + 8
+
+
+@pytest.mark.parametrize("name, reason", [
+    ("claude_api_error_rate_limit.jsonl", "rate_limited"),  # error field and api_error_status 429
+    ("claude_api_error_server.jsonl", "provider_error"),  # error field alone (older CLI)
+    ("claude_resume_missing.jsonl", "session_lost"),
+])
+def test_api_errors_are_infrastructure(repo, name, reason):
+    parser = ClaudeStream(repo)
+    events, failure = parse(parser, name, repo, code=1)
+    assert (failure.reason, failure.failure_class) == (reason, "infrastructure")
+    # The synthetic error message is Claude Code speaking, not the agent.
+    assert not [e for e in events if e["type"] == "message"] and parser.final_message is None
+
+
+def test_assistant_error_field_alone_decides(repo):
+    parser = ClaudeStream(repo)
+    for line in transcript_lines("claude_api_error_rate_limit.jsonl", repo):
+        parser.feed(line.replace(b',"api_error_status":429', b""))
+    _, failure = parser.end_process(exited(1))
+    assert failure.reason == "rate_limited"
+
+
+@pytest.mark.parametrize("status, reason", [(401, "auth_failed"), (429, "rate_limited"), (529, "provider_error"),
+                                            (400, "agent_error")])
+def test_api_error_status_of_the_result(repo, status, reason):
+    parser = ClaudeStream(repo)
+    parser.feed(b'{"type":"assistant","message":{"id":"m","content":[{"type":"text","text":"Working."}]}}')
+    parser.feed(('{"type":"result","subtype":"success","is_error":true,"num_turns":2,'
+                 f'"result":"API Error: request failed","api_error_status":{status}}}').encode())
+    _, failure = parser.end_process(exited(1))
+    assert failure.reason == reason

@@ -124,3 +124,57 @@ def test_cost_from_configured_prices(repo):
                 b'"output_tokens":100000}}')
     assert parser.cost_usd == pytest.approx(0.6 * 1.25 + 0.4 * 0.125 + 0.1 * 10.0)
     assert CodexStream(repo).cost_usd is None
+
+
+def test_newer_item_types_collab_declined_and_page_search(repo):
+    events, failure = parse(CodexStream(repo), "codex_newer_items.jsonl", repo)
+    assert failure is None
+    tools = [(e["tool"], e["command"], e.get("exit_code")) for e in events if e["type"] == "tool"]
+    assert tools == [
+        ("collab", "spawn_agent", 0),
+        ("shell", "git push --force origin main", None),  # declined: attempted, never ran
+        ("web_search", "web_search https://docs.example.test/migrations", None),
+    ]
+    assert {"type": "policy", "name": "permission_denied", "tool": "shell",
+            "command": "git push --force origin main", "turn": 0} in events
+    # The patch streamed as started/updated before completing: one change, reported once.
+    assert [(e["path"], e["change"]) for e in events if e["type"] == "file_change"] == [("db/schema.sql", "modify")]
+
+
+def test_reasoning_tokens_are_part_of_output_not_added(repo):
+    parser = CodexStream(repo)
+    parse(parser, "codex_newer_items.jsonl", repo)
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (
+        41200, 880, 30720)
+
+
+def test_capacity_error_is_the_providers_failure(repo):
+    _, failure = parse(CodexStream(repo), "codex_turn_failed_capacity.jsonl", repo, code=1)
+    assert (failure.reason, failure.failure_class) == ("provider_error", "infrastructure")
+
+
+def test_resumed_turn_in_a_new_thread_lost_its_session(repo):
+    parser = CodexStream(repo)
+    parse(parser, "codex_full.jsonl", repo)
+    parser.begin_turn(1)
+    _, failure = parse(parser, "codex_resume_new_thread.jsonl", repo)
+    assert (failure.reason, failure.failure_class) == ("session_lost", "infrastructure")
+    # The new thread's counters start from zero: its report is new usage, not a drop.
+    assert (parser.usage.input_tokens, parser.usage.output_tokens) == (24018 + 9100, 1312 + 22)
+
+
+def test_new_thread_on_first_turn_is_not_a_lost_session(repo):
+    parser = CodexStream(repo)
+    _, failure = parse(parser, "codex_resume_new_thread.jsonl", repo)
+    assert failure is None
+
+
+def test_all_zero_usage_report_keeps_the_baseline(repo):
+    parser = CodexStream(repo)
+    parse(parser, "codex_full.jsonl", repo)
+    for index, name in ((1, "codex_turn_zero_usage.jsonl"), (2, "codex_turn2_resume.jsonl")):
+        parser.begin_turn(index)
+        _, failure = parse(parser, name, repo)
+        assert failure is None
+    # Totals 24018 -> (no update) -> 30018: the run used 30018, not 24018 + 30018.
+    assert (parser.usage.input_tokens, parser.usage.output_tokens) == (30018, 1412)

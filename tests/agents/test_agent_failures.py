@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from instruction_gate.agents.failures import Failure, classify_error_text
+from instruction_gate.agents.failures import Failure, classify_error_text, reason_for_http_status
 
 
 @pytest.mark.parametrize("text, reason, failure_class", [
@@ -34,3 +34,20 @@ def test_statuses():
     assert [Failure(r).status for r in ("max_turns", "budget_exceeded", "timeout", "auth_failed")] == [
         "max_turns", "budget_exceeded", "timeout", "failed"]
     assert Failure("something-new").failure_class == "agent"
+
+
+@pytest.mark.parametrize("text, reason", [
+    ("Selected model is at capacity. Please try a different model.", "provider_error"),
+    ("The 'gpt-x' model is not supported when using Codex with a ChatGPT account.", "provider_error"),
+    ("You've hit your session limit · resets 11pm", "rate_limited"),
+    ("Your credit balance is too low to access the Anthropic API.", "rate_limited"),
+    ("No conversation found with session ID: 1234", "session_lost"),
+])
+def test_messages_seen_in_real_cli_output(text, reason):
+    failure = classify_error_text(text)
+    assert (failure.reason, failure.failure_class) == (reason, "infrastructure")
+
+
+def test_http_status_reasons():
+    assert [reason_for_http_status(s) for s in (401, 403, 429, 500, 529, 400, 413, None, True)] == [
+        "auth_failed", "auth_failed", "rate_limited", "provider_error", "provider_error", None, None, None, None]
