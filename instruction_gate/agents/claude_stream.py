@@ -15,6 +15,10 @@ process's token count. Each `claude -p` process reports its own cost, resumed or
 add up over the turns. API failures arrive as a synthetic assistant message with a top-level
 `error` (authentication_failed, billing_error, rate_limit, invalid_request, server_error,
 unknown) and a result with `is_error: true`, often under subtype `success`.
+
+Checked against recorded output: the event order, repeated message usage, result fields with
+`modelUsage`, permission denials and API-error messages. From the published SDK types only (not
+yet seen recorded): `error_max_budget_usd` results and the `billing_error` kind.
 """
 
 from __future__ import annotations

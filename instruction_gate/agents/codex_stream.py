@@ -4,12 +4,17 @@ The stream: `thread.started` (thread_id), `turn.started`, `item.started|updated|
 (item types agent_message, reasoning, command_execution, file_change, mcp_tool_call,
 collab_tool_call, web_search, todo_list, plan, error), then `turn.completed` (usage) or
 `turn.failed` (error), and top-level `error` events; `codex exec` runs one turn per process.
-Releases from late September 2025 spell the item type `item_type` and call agent messages
-`assistant_message`. `turn.completed.usage` holds the thread's running totals (kept across
-`codex exec resume`), so each report is turned into a delta against the previous one; its
+The first releases of this format (autumn 2025) spell the item type `item_type` and call
+agent messages `assistant_message`. `turn.completed.usage` holds the thread's running totals
+(kept across `codex exec resume`), so each report is turned into a delta against the previous one; its
 `output_tokens` already include `reasoning_output_tokens`. An all-zero report means Codex saw
 no usage update and is skipped. `codex exec resume` with an unknown id silently starts a new
 thread: a resumed turn that reports another thread id lost its session.
+
+Checked against recorded output: the event order, item fields, shell wrappers, running totals
+across resumed turns, error and `turn.failed` shapes. From the published event definitions
+only (not yet seen recorded): collab_tool_call items, `declined` commands, web searches that
+carry an `action` instead of a query.
 """
 
 from __future__ import annotations
