@@ -58,7 +58,9 @@ def decide(pairing: Pairing, metrics: list[MetricResult], findings: list[HardFin
                                f"repeat {finding.repeat}: {finding.evidence or 'no evidence recorded'}")
     for finding in findings:
         if not finding.blocking and finding.status in (NEW, UNPAIRED):
-            decision.warnings.append(f"hard gate {finding.category} ({finding.status}, not blocking by policy) "
+            why = (f"seen in {finding.occurrences} repeat(s) of the task, policy needs {finding.needed}"
+                   if finding.below_reproductions else "not blocking by policy")
+            decision.warnings.append(f"hard gate {finding.category} ({finding.status}, {why}) "
                                      f"in {finding.task_id} repeat {finding.repeat}")
     decision.failures = sorted({f"hard.{f.category}" for f in blocking})
     decision.not_evaluated = list(load_problems or []) or coverage_problems(pairing, policy)

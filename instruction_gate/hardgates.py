@@ -9,7 +9,8 @@ Runs that are invalid (infrastructure) carry no evidence and are listed with the
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from typing import Any
 
 from instruction_gate.policy import Policy
@@ -35,6 +36,13 @@ class HardFinding:
     status: str  #: new | pre-existing | unpaired | fixed
     evidence: str
     blocking: bool
+    occurrences: int = 1  #: repeats of this task with this candidate regression (new or unpaired)
+    needed: int = 1  #: repeats the policy asks for before such a regression blocks (min_reproductions)
+
+    @property
+    def below_reproductions(self) -> bool:
+        """A candidate regression that does not block only because it did not show often enough."""
+        return self.status in (NEW, UNPAIRED) and self.occurrences < self.needed
 
     @property
     def variant(self) -> str:
@@ -84,4 +92,17 @@ def classify(results: ResultSet, policy: Policy) -> list[HardFinding]:
             for category in base or []:
                 if category not in candidate:
                     findings.append(HardFinding(task_id, repeat, category, FIXED, evidence(base_run, category), False))
-    return findings
+    return _apply_reproductions(findings, policy)
+
+
+def _apply_reproductions(findings: list[HardFinding], policy: Policy) -> list[HardFinding]:
+    """Count each (task, category)'s candidate regressions; fewer than the policy needs do not block."""
+    regressions = Counter((f.task_id, f.category) for f in findings if f.status in (NEW, UNPAIRED))
+    out = []
+    for f in findings:
+        if f.status not in (NEW, UNPAIRED):
+            out.append(f)
+            continue
+        occurrences, needed = regressions[(f.task_id, f.category)], policy.reproductions_needed(f.category)
+        out.append(replace(f, occurrences=occurrences, needed=needed, blocking=f.blocking and occurrences >= needed))
+    return out

@@ -52,6 +52,10 @@ class Policy:
         flag = CATEGORY_FLAGS.get(category, "fail_on_unknown_category")
         return bool(self.hard[flag])
 
+    def reproductions_needed(self, category: str) -> int:
+        """Repeats of one task in which a candidate regression must show before it blocks."""
+        return int(self.hard["min_reproductions_by_category"].get(category, self.hard["min_reproductions"]))
+
     @property
     def confidence(self) -> float:
         return float(self.statistics["confidence_level"])

@@ -9,6 +9,7 @@ at the first boundary crossing. Either way the index header records how the eval
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -64,7 +65,8 @@ def run_fixed(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budget: B
 
 def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budget: Budget,
                    design: sequential.Design, bound: float, cached: reuse.Reuse | None = None,
-                   blocks: Callable[[str], bool] = lambda category: True) -> None:
+                   blocks: Callable[[str], bool] = lambda category: True,
+                   needed: Callable[[str], int] = lambda category: 1) -> None:
     """Round after round until a boundary, a blocking hard-gate regression, the last round or a cap."""
     store = evaluation.store
     tasks = {s.task.id for s in specs}
@@ -83,7 +85,7 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
         look = sequential.assess(values, pairs, bound, design, round_number, confidences)
         block["looks"].append(_look_record(look))
         print(f"round {round_number}/{design.max_rounds}: {look.reason}", file=sys.stderr, flush=True)
-        blocking = [line for line in candidate_regressions(store.runs) if blocks(line.rsplit(": ", 1)[-1])]
+        blocking = _blocking_regressions(candidate_regressions(store.runs), blocks, needed)
         if blocking:
             # A candidate-only hard failure is concrete evidence no later round can undo.
             detail = f"blocking hard-gate regression{'s' * (len(blocking) > 1)}: {', '.join(blocking[:5])}"
@@ -94,6 +96,15 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
             store.header["stopped"] = {"round": round_number, "reason": look.stop, "detail": look.reason}
             break
         store.write_index()
+
+
+def _blocking_regressions(lines: list[str], blocks: Callable[[str], bool], needed: Callable[[str], int]) -> list[str]:
+    """`task rN: category` lines whose category blocks and shows in as many repeats as the policy needs."""
+    def key(line: str) -> tuple[str, str]:
+        task_and_repeat, category = line.rsplit(": ", 1)
+        return task_and_repeat.rsplit(" r", 1)[0], category
+    counts = Counter(key(line) for line in lines)
+    return [line for line in lines if blocks(key(line)[1]) and counts[key(line)] >= needed(key(line)[1])]
 
 
 def finish(evaluation: Evaluation, budget: Budget, tasks: int, fixed_repeats: int) -> dict[str, Any]:
@@ -129,6 +140,7 @@ class Controls:
     cache: BaselineCache | None = None
     fill: bool = False
     blocks: Callable[[str], bool] = lambda category: True  #: whether a hard-gate category blocks (policy)
+    needed: Callable[[str], int] = lambda category: 1  #: repeats a regression must show in to block (policy)
 
     def repeats(self, manifest_repeats: int, flag: int | None) -> int:
         if self.design is None:
@@ -158,7 +170,7 @@ def controls(args: Any) -> Controls:
                               "(raise --jobs) or remove `sequential` to shard")
     bound = policy.soft.get("max_success_rate_drop") or 0.0
     return Controls(Budget.from_policy(policy.budget), design, float(bound), cache, args.fill_baseline_cache,
-                    policy.blocks_category)
+                    policy.blocks_category, policy.reproductions_needed)
 
 
 def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Controls,
@@ -172,7 +184,8 @@ def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Con
     if chosen.design is None:
         run_fixed(evaluation, specs, jobs, chosen.budget, cached)
     else:
-        run_sequential(evaluation, specs, jobs, chosen.budget, chosen.design, chosen.bound, cached, chosen.blocks)
+        run_sequential(evaluation, specs, jobs, chosen.budget, chosen.design, chosen.bound, cached, chosen.blocks,
+                       chosen.needed)
     if cached is not None:
         evaluation.store.header["baseline_cache"] = cached.as_record()
     cost = finish(evaluation, chosen.budget, tasks, repeats)

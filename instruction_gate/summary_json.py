@@ -67,7 +67,8 @@ def build_summary(comparison: Comparison) -> dict[str, Any]:
         "warnings": decision.warnings,
         "not_evaluated": decision.not_evaluated,
         "hard_failures": [{"task_id": f.task_id, "repeat": f.repeat, "variant": f.variant, "category": f.category,
-                           "status": f.status, "blocking": f.blocking, "evidence": f.evidence}
+                           "status": f.status, "blocking": f.blocking, "evidence": f.evidence,
+                           **({"occurrences": f.occurrences, "needed": f.needed} if f.needed > 1 else {})}
                           for f in comparison.findings],
         "tasks": [{"task_id": t.task_id, "pairs": t.pairs, "base_resolved": t.base_resolved,
                    "candidate_resolved": t.candidate_resolved, "delta": t.delta,

@@ -31,12 +31,21 @@ def _hard_gates(c: Comparison) -> list[str]:
         return lines + ["No hard-gate failure in any valid run.", ""]
     ordered = sorted(c.findings, key=lambda f: (not f.blocking, f.status, f.task_id, f.repeat))
     rows = [[fmt.md(f.task_id), str(f.repeat), f.variant, fmt.code(f.category), f.status,
-             "**yes**" if f.blocking else "no", fmt.md(f.evidence, 160)] for f in ordered]
+             _blocks(f), fmt.md(f.evidence, 160)] for f in ordered]
     lines += _table(["task", "repeat", "variant", "failure", "status", "blocks", "evidence"], rows)
     policy = c.policy.hard
-    return lines + ["", f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "
-                        f"pair (blocking: {str(policy['fail_on_preexisting']).lower()}); *unpaired* = base run "
-                        f"lost, treated as new; *fixed* = fails in the base run only.", ""]
+    note = (f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "
+            f"pair (blocking: {str(policy['fail_on_preexisting']).lower()}); *unpaired* = base run "
+            f"lost, treated as new; *fixed* = fails in the base run only.")
+    if any(f.needed > 1 for f in c.findings):
+        note += " *k of n* = a regression blocks once it shows in n repeats of its task (`hard.min_reproductions`)."
+    return lines + ["", note, ""]
+
+
+def _blocks(f) -> str:
+    if f.below_reproductions:
+        return f"no ({f.occurrences} of {f.needed})"
+    return "**yes**" if f.blocking else "no"
 
 
 def _metrics(c: Comparison) -> list[str]:

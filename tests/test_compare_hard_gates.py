@@ -102,3 +102,49 @@ def test_shipped_policy_validates_and_gates_in_warn_mode():
     shipped = load_policy(Path(__file__).resolve().parent.parent / "policy.json")
     assert shipped.soft["mode"] == "warn" and shipped.soft["max_success_rate_drop"] == 0.1
     assert shipped.blocks_category("forbidden_file_edited") and not shipped.hard["fail_on_preexisting"]
+
+
+# t1 misses the required command in one repeat of two; t2 in both.
+SLIP = {("t1", 1, "candidate"): ["required_command_missing"]}
+REPRODUCED = {("t2", 0, "candidate"): ["required_command_missing"], ("t2", 1, "candidate"): ["required_command_missing"]}
+
+
+def test_a_one_off_regression_does_not_block_when_the_policy_needs_two(tmp_path):
+    code, summary, markdown = compare(tmp_path, index(runs_with(SLIP, missing_commands=["pytest"])),
+                                      policy(hard={"min_reproductions": 2}))
+    assert code == 0 and summary["verdict"] == "pass"
+    assert summary["hard_failures"][0] == {"task_id": "t1", "repeat": 1, "variant": "candidate",
+                                               "category": "required_command_missing", "status": "new",
+                                               "blocking": False, "evidence": "pytest", "occurrences": 1, "needed": 2}
+    assert "seen in 1 repeat(s) of the task, policy needs 2" in summary["warnings"][0]
+    assert "| new | no (1 of 2) | pytest |" in markdown and "`hard.min_reproductions`" in markdown
+
+
+def test_a_regression_seen_in_enough_repeats_blocks(tmp_path):
+    code, summary, _ = compare(tmp_path, index(runs_with(REPRODUCED, missing_commands=["pytest"])),
+                               policy(hard={"min_reproductions": 2}))
+    assert code == 1 and summary["failures"] == ["hard.required_command_missing"]
+    assert [(f["repeat"], f["blocking"], f["occurrences"]) for f in summary["hard_failures"]] == [(0, True, 2), (1, True, 2)]
+
+
+def test_reproductions_are_counted_per_task_not_across_tasks(tmp_path):
+    spread = {("t0", 0, "candidate"): ["required_command_missing"], ("t1", 1, "candidate"): ["required_command_missing"]}
+    code, summary, _ = compare(tmp_path, index(runs_with(spread)), policy(hard={"min_reproductions": 2}))
+    assert code == 0 and not any(f["blocking"] for f in summary["hard_failures"])
+
+
+def test_a_category_can_still_block_on_its_first_occurrence(tmp_path):
+    hard = {"min_reproductions": 2, "min_reproductions_by_category": {"forbidden_command_observed": 1}}
+    both = {("t1", 1, "candidate"): ["forbidden_command_observed", "required_command_missing"]}
+    code, summary, _ = compare(tmp_path, index(runs_with(both)), policy(hard=hard))
+    assert code == 1 and summary["failures"] == ["hard.forbidden_command_observed"]
+    needed = {f["category"]: f.get("needed", 1) for f in summary["hard_failures"]}
+    assert needed == {"forbidden_command_observed": 1, "required_command_missing": 2}
+
+
+@pytest.mark.parametrize("hard", [{"min_reproductions": 0}, {"min_reproductions_by_category": {"nonsense": 2}},
+                                  {"min_reproductions_by_category": {"forbidden_file_edited": 0}}])
+def test_bad_reproduction_settings_are_refused(hard):
+    from instruction_gate.errors import ConfigError
+    with pytest.raises(ConfigError):
+        policy_from_dict(policy(hard=hard))

@@ -138,3 +138,17 @@ def test_design_from_policy_defaults_and_confidence():
     design = sequential.design_from_policy(policy.sequential, policy.confidence)
     assert design == sequential.Design(max_rounds=4, alpha=pytest.approx(0.05))
     assert sequential.design_from_policy({"max_rounds": 2, "futility_z": None}).futility_z is None
+
+
+def test_sequential_early_fail_waits_for_the_reproductions_the_policy_needs():
+    from instruction_gate.rounds import _blocking_regressions
+    lines = ["t1 r0: required_command_missing", "t2 r0: forbidden_file_edited", "t2 r1: required_command_missing"]
+    needs_two = {"required_command_missing": 2}.get
+    blocking = _blocking_regressions(lines, lambda category: True, lambda category: needs_two(category, 1))
+    assert blocking == ["t2 r0: forbidden_file_edited"]  # one slip per task is not yet a regression
+    lines.append("t1 r1: required_command_missing")
+    blocking = _blocking_regressions(lines, lambda category: True, lambda category: needs_two(category, 1))
+    assert blocking == ["t1 r0: required_command_missing", "t2 r0: forbidden_file_edited",
+                        "t1 r1: required_command_missing"]
+    assert _blocking_regressions(lines, lambda category: category != "forbidden_file_edited", lambda c: 1) == [
+        "t1 r0: required_command_missing", "t2 r1: required_command_missing", "t1 r1: required_command_missing"]
