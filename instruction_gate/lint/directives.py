@@ -19,6 +19,7 @@ _IMPERATIVE_VERBS = ("run|use|execute|call|commit|push|install|update|add|write|
 _IMPERATIVE = re.compile(rf"(?:^|(?<=[.;!?]\s))\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<action>(?:{_IMPERATIVE_VERBS})\b.+?)"
                          rf"(?=[.;!?](?:\s|$)|$)", re.IGNORECASE)
 _WORD = re.compile(r"[\w\-./@:+]+")
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _STOP = frozenset("a an the to you your please all any every just also ever use of for".split())
 #: Two actions with at least this token overlap (Jaccard) count as the same action.
 SAME_ACTION = 0.8
@@ -46,11 +47,12 @@ def _stem(word: str) -> str:
 
 
 def normalize(action: str) -> tuple[str, ...]:
-    words = (w.strip(".-").lower() for w in _WORD.findall(action.replace("`", " ").replace("*", " ")))
+    words = (w.strip(".-:").lower() for w in _WORD.findall(action.replace("`", " ").replace("*", " ")))
     return tuple(_stem(w) for w in words if w and w not in _STOP)
 
 
-def _directive(text: str, positive: bool, action_text: str, marker: int, end: int) -> Directive | None:
+def _directive(text: str, positive: bool, marker: int, action_start: int, end: int) -> Directive | None:
+    action_text = text[action_start:end].rstrip(" \t\r\n,;:-—–(")  # from the text itself, not the masked copy
     action = normalize(action_text)
     if not action:
         return None
@@ -62,22 +64,27 @@ def _directive(text: str, positive: bool, action_text: str, marker: int, end: in
 def directives(text: str) -> list[Directive]:
     """Directives of each paragraph, list item and heading, read whole: hard-wrapped Markdown
     continues a sentence on the next line, and a rule cut at the line break reads as another rule."""
-    found = []
+    spans = []  # (positive, marker, action start, end) as offsets into `text`
     for block in markdown.blocks(text):
         if block.kind == "code":
             continue
-        # Same length as the block, so offsets stay offsets into `text`.
-        prose = text[block.start:block.end].replace("\r", " ").replace("\n", " ")
-        for match in _DIRECTIVE.finditer(prose):
-            directive = _directive(text, match.group("pos") is not None, match.group("action"),
-                                   block.start + match.start(), block.start + match.end())
-            if directive:
-                found.append(directive)
-        for match in _IMPERATIVE.finditer(prose):
-            directive = _directive(text, True, match.group("action"),
-                                   block.start + match.start("action"), block.start + match.end())
-            if directive:
-                found.append(directive)
+        # Same length as the block, so offsets stay offsets into `text`; punctuation inside code
+        # spans (`make -C .. test`) must not end a sentence.
+        prose = _CODE_SPAN.sub(lambda m: re.sub(r"[.;!?]", "_", m.group(0)),
+                               text[block.start:block.end].replace("\r", " ").replace("\n", " "))
+        spans += [(m.group("pos") is not None, block.start + m.start(), block.start + m.start("action"),
+                   block.start + m.end()) for m in _DIRECTIVE.finditer(prose)]
+        spans += [(True, block.start + m.start("action"), block.start + m.start("action"), block.start + m.end())
+                  for m in _IMPERATIVE.finditer(prose)]
+    negatives = sorted(marker for positive, marker, _, _ in spans if not positive)
+    found = []
+    for positive, marker, action_start, end in spans:
+        if positive:
+            # "Use RMCP types, never create wrappers": the rule ends where a prohibition begins.
+            end = next((n for n in negatives if action_start < n < end), end)
+        directive = _directive(text, positive, marker, action_start, end)
+        if directive:
+            found.append(directive)
     return found
 
 
@@ -89,4 +96,11 @@ def same_action(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 
 def contradicts(a: Directive, b: Directive) -> bool:
-    return a.positive != b.positive and same_action(a.action, b.action)
+    """Opposite directives about one action, or a prohibition of something a rule requires: "Never
+    run `make test`" forbids "Run `make test` before committing", whose extra words only narrow it.
+    A narrower prohibition ("Never run `make test` on main") is an exception, not a contradiction."""
+    if a.positive == b.positive:
+        return False
+    positive, negative = (a, b) if a.positive else (b, a)
+    covered = len(negative.action) >= 2 and set(negative.action) <= set(positive.action)
+    return same_action(a.action, b.action) or covered

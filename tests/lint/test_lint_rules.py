@@ -136,7 +136,9 @@ def test_secret_value_never_appears_in_message(tmp_path):
 @pytest.mark.parametrize("later, contradicts", [
     ("- Never run `make test` before committing.\n", True),      # imperative vs never
     ("Do not run make test before committing.\n", True),
-    ("- Never run `make test` on the release branch.\n", False),  # another action
+    ("- Never run `make test` on the release branch.\n", False),  # a narrower exception
+    ("- Never run `make test`.\n", True),                         # forbids what the rule requires
+    ("Never run make.\n", True),
     ("- Run `make lint` before committing.\n", False),            # both positive
     ("Tests run before committing; never skip them.\n", False),   # a description, not an imperative
 ])
@@ -191,6 +193,13 @@ def test_reserved_example_and_local_hosts_are_not_untrusted(tmp_path):
             "https://svc.test/x and https://evil-example.com/payload.\n")
     found = findings(tmp_path, {"AGENTS.md": text}, "IG010")
     assert [f.message.split("`")[1] for f in found] == ["evil-example.com"]
+
+
+def test_punctuation_inside_code_spans_does_not_end_a_rule():
+    from instruction_gate.lint.directives import directives
+    found = directives("- Run the tests with `make -C .. test-cli` before finishing. Never edit `a.b`!\n")
+    assert [(d.positive, d.raw_action) for d in found] == [
+        (False, "edit `a.b`"), (True, "Run the tests with `make -C .. test-cli` before finishing")]
 
 
 def test_hard_wrapped_sentences_are_read_whole(tmp_path):
