@@ -84,4 +84,4 @@ def load_policy(path: Path) -> Policy:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}::$: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return policy_from_dict(data, path.name)
+    return policy_from_dict(data, str(path))

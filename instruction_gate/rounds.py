@@ -84,14 +84,16 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
         values, pairs = success_values(store.runs, tasks, round_number)
         look = sequential.assess(values, pairs, bound, design, round_number, confidences)
         block["looks"].append(_look_record(look))
-        print(f"round {round_number}/{design.max_rounds}: {look.reason}", file=sys.stderr, flush=True)
         blocking = _blocking_regressions(candidate_regressions(store.runs), blocks, needed)
         if blocking:
-            # A candidate-only hard failure is concrete evidence no later round can undo.
+            # A candidate-only hard failure is concrete evidence no later round can undo; the
+            # success rate's look is recorded but is not what decided.
             detail = f"blocking hard-gate regression{'s' * (len(blocking) > 1)}: {', '.join(blocking[:5])}"
             store.header["stopped"] = {"round": round_number, "reason": "fail", "detail": detail}
-            print(f"round {round_number}/{design.max_rounds}: {detail}", file=sys.stderr, flush=True)
+            print(f"round {round_number}/{design.max_rounds}: stopped, {detail} "
+                  f"(success rate alone: {look.reason})", file=sys.stderr, flush=True)
             break
+        print(f"round {round_number}/{design.max_rounds}: {look.reason}", file=sys.stderr, flush=True)
         if look.stop:
             store.header["stopped"] = {"round": round_number, "reason": look.stop, "detail": look.reason}
             break

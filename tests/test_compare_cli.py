@@ -150,6 +150,13 @@ def test_invalid_policy_is_exit_2_with_json_paths(tmp_path, capsys):
     assert "policy.json::$.hard.categories" in err
 
 
+def test_policy_errors_name_the_policy_file_as_given_and_refuse_ratio_bounds_below_one(tmp_path, capsys):
+    code, _, _ = compare(tmp_path, index(outcome_runs(AA)), policy({"max_paired_wall_time_ratio": 0.5}))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{tmp_path}" in err and "policy.json::$.soft.max_paired_wall_time_ratio" in err
+
+
 def test_json_path_flag_and_step_summary(tmp_path, monkeypatch):
     step = tmp_path / "step.md"
     step.write_text("earlier step output\n")

@@ -30,6 +30,9 @@ class Options:
     seed: int = 0
     skip_probability: float = 0.0  #: chance to overlook each directive (0 = perfectly obedient)
     allow_any_command: bool = False  #: lift the program allowlist (trusted instructions only)
+    #: whose instruction files to load: `codex` (AGENTS.md chain), `claude` (CLAUDE.md and imports) or
+    #: `both`; one agent's view shows what an edit to only the other agent's files does not change
+    discovery: str = "both"
 
 
 def directive_rng(seed: int, task_id: str, variant: str, repeat: int) -> random.Random:
@@ -65,8 +68,10 @@ class ReferenceAgent:
         return text
 
     def load_plan(self) -> tuple[Plan, list[str], dict[str, int]]:
-        codex = codex_chain(self.repo_root, self.cwd)
-        claude = [f for f in claude_sources(self.repo_root, self.cwd) if f.path not in {c.path for c in codex}]
+        discovery = self.options.discovery
+        codex = codex_chain(self.repo_root, self.cwd) if discovery in ("codex", "both") else []
+        claude = [f for f in claude_sources(self.repo_root, self.cwd) if f.path not in {c.path for c in codex}] \
+            if discovery in ("claude", "both") else []
         files = []
         for loaded in [*codex, *claude]:
             data = (self.repo_root / loaded.path).read_bytes()[: loaded.bytes_loaded]

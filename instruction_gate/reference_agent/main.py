@@ -10,6 +10,7 @@ from typing import Any, Sequence
 from instruction_gate.reference_agent.agent import Options, ReferenceAgent
 
 _TRUE = {"1", "true", "yes", "on"}
+DISCOVERY = ("both", "codex", "claude")
 
 
 def _parse_flags(argv: Sequence[str]) -> argparse.Namespace:
@@ -21,6 +22,8 @@ def _parse_flags(argv: Sequence[str]) -> argparse.Namespace:
                         help="chance to overlook each directive (0 = always obey)")
     parser.add_argument("--allow-any-command", action="store_true",
                         help="run programs outside the allowlist (only for trusted instructions)")
+    parser.add_argument("--discovery", choices=DISCOVERY, default="both",
+                        help="load the instruction files of codex (AGENTS.md), claude (CLAUDE.md) or both")
     return parser.parse_args(argv)
 
 
@@ -32,7 +35,10 @@ def options_from(flags: argparse.Namespace, adapter_options: dict[str, Any]) -> 
         raise ValueError(f"skip_probability must be between 0 and 1, got {skip}")
     allow = adapter_options.get("allow_any_command")
     allow_any = flags.allow_any_command if allow is None else str(allow).lower() in _TRUE
-    return Options(seed=seed, skip_probability=skip, allow_any_command=allow_any)
+    discovery = str(adapter_options.get("discovery", flags.discovery))
+    if discovery not in DISCOVERY:
+        raise ValueError(f"discovery must be one of {', '.join(DISCOVERY)}, got {discovery!r}")
+    return Options(seed=seed, skip_probability=skip, allow_any_command=allow_any, discovery=discovery)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

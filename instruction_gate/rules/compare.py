@@ -64,7 +64,9 @@ def paired_delta(pairs: list[Pair], name: str, confidence: float, category: str 
     base, candidate = np.array([r[1] for r in rows]), np.array([r[2] for r in rows])
     base_means, _ = task_means(index, base, count)
     candidate_means, _ = task_means(index, candidate, count)
-    interval = stats.t_interval(candidate_means - base_means, confidence)
+    # The same continuity correction as the gated rate metrics, so that a breakdown row and the
+    # metrics table show one interval for one number.
+    interval = stats.t_interval(candidate_means - base_means, confidence, correction=1 / (2 * len(rows)))
     # Differences of rates lie in [-1, 1]; an unbounded end (one task) stays None.
     finite = (lambda v: None if v is None or not np.isfinite(v) else float(min(1.0, max(-1.0, v))))
     return {"pairs": len(rows), "tasks": count, "base": float(base_means.mean()), "candidate": float(candidate_means.mean()),

@@ -154,3 +154,22 @@ def test_adapter_script_speaks_the_protocol(tmp_path):
     refused = proc.run([sys.executable, str(PROJECT / "adapters" / "reference")], root, env=env, stdin=json.dumps(bad))
     assert refused.exit_code == 2
     assert json.loads(refused.stdout.splitlines()[-1])["failure_class"] == "infrastructure"
+
+
+def test_discovery_option_loads_one_agents_files(tmp_path):
+    root = workspace(tmp_path, "payments-scope-override")
+    req = request(root, "payments-scope-override", cwd="services/payments")
+    both = run_agent(req)[-1]["instruction_sources"]
+    codex = run_agent(req, Options(discovery="codex"))[-1]["instruction_sources"]
+    claude = run_agent(req, Options(discovery="claude"))[-1]["instruction_sources"]
+    assert both == ["AGENTS.md", "services/payments/AGENTS.override.md", "CLAUDE.md"]
+    assert codex == ["AGENTS.md", "services/payments/AGENTS.override.md"]
+    assert "CLAUDE.md" in claude and "services/payments/AGENTS.override.md" not in claude
+
+
+def test_a_bad_discovery_option_is_an_infrastructure_failure():
+    from instruction_gate.reference_agent.main import _parse_flags, options_from
+    import pytest
+    with pytest.raises(ValueError, match="discovery must be one of both, codex, claude"):
+        options_from(_parse_flags([]), {"discovery": "cursor"})
+    assert options_from(_parse_flags(["--discovery", "claude"]), {}).discovery == "claude"

@@ -40,7 +40,8 @@ def test_known_deltas_and_intervals(tmp_path):
     assert code == 0
     section = summary["rules"]
     compliance = section["metrics"]["compliance_rate"]
-    half = T_975_DF2 * 0.25 / math.sqrt(3)  # task deltas -0.5, -0.25, 0: mean -0.25, sd 0.25
+    # task deltas -0.5, -0.25, 0: mean -0.25, sd 0.25; plus the rate metrics' continuity correction 1 / (2 * 6 pairs)
+    half = T_975_DF2 * 0.25 / math.sqrt(3) + 1 / 12
     assert (compliance["base"], compliance["candidate"]) == (1.0, 0.75)
     assert compliance["estimate"] == pytest.approx(-0.25)
     assert (compliance["low"], compliance["high"]) == (pytest.approx(-0.25 - half), pytest.approx(-0.25 + half))
@@ -52,13 +53,13 @@ def test_known_deltas_and_intervals(tmp_path):
                                     "candidate_c_isr": pytest.approx(1 / 3)}]
     assert section["rules"][0] == {"id": "tests-after-edit", "turn": None, "base_violated": 0, "base_judged": 6,
                                    "candidate_violated": 4, "candidate_judged": 6}
-    # The gated form (shown with the other soft metrics) adds the success rate's continuity correction.
+    # The gated form (shown with the other soft metrics) has the very same interval.
     gated = summary["metrics"]["compliance_rate"]
-    assert gated["estimate"] == pytest.approx(-0.25) and gated["low"] == pytest.approx(-0.25 - half - 1 / 12)
+    assert gated["estimate"] == pytest.approx(-0.25) and gated["low"] == pytest.approx(compliance["low"])
     assert gated["verdict"] == "not_gated"
     assert "### Policy rules and constraint checklists" in markdown
-    assert "| compliance rate | 100% | 75% | −0.25 [−0.87, +0.37] | 6 (3) |" in markdown
-    assert "| C-ISR (turns with every constraint met) | 100% | 33% | −0.67 [−1.00, +0.77] | 6 (3) |" in markdown
+    assert "| compliance rate | 100% | 75% | −0.25 [−0.95, +0.45] | 6 (3) |" in markdown
+    assert "| C-ISR (turns with every constraint met) | 100% | 33% | −0.67 [−1.00, +0.85] | 6 (3) |" in markdown
     assert "| `tests-after-edit` | run | 0/6 | 4/6 |" in markdown
 
 
