@@ -32,6 +32,7 @@ class ResultSet:
     planned_pairs: set[tuple[str, int]] = field(default_factory=set)  #: from index headers (tasks x repeats)
     shards: list[str] = field(default_factory=list)
     headers: list[dict[str, Any]] = field(default_factory=list)  #: each input index's header (without runs)
+    header_origin: dict[str, str] = field(default_factory=dict)  #: the input that set each header field
 
 
 def index_files(path: Path) -> list[Path]:
@@ -69,9 +70,10 @@ def _agree(result: ResultSet, name: str, value: Any, label: str) -> None:
     known = result.header.get(name)
     if known is None:
         result.header[name] = value
+        result.header_origin[name] = label
     elif known != value:
-        raise ConfigError(f"results disagree on {name}: {known!r} vs {value!r} in {label}; "
-                          "compare the outputs of one evaluation only")
+        raise ConfigError(f"results disagree on {name}: {known!r} in {result.header_origin.get(name, 'an earlier input')} "
+                          f"vs {value!r} in {label}; compare the outputs of one evaluation only")
 
 
 def add_file(result: ResultSet, path: Path) -> None:

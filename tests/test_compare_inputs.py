@@ -59,8 +59,10 @@ def test_mixed_commits_are_refused(tmp_path):
     write_json(tmp_path / "a" / "index.json", index(outcome_runs({"t0": [(True, True)]})))
     other = index(outcome_runs({"t1": [(True, True)]}), candidate_sha="9" * 40)
     write_json(tmp_path / "b" / "index.json", other)
-    with pytest.raises(ConfigError, match="disagree on candidate_sha"):
+    with pytest.raises(ConfigError, match="disagree on candidate_sha") as refused:
         load_results([tmp_path])
+    # both inputs are named, so the user knows which evaluations got mixed
+    assert str(tmp_path / "a" / "index.json") in str(refused.value) and str(tmp_path / "b" / "index.json") in str(refused.value)
 
 
 def test_a_run_record_from_another_commit_is_refused(tmp_path):
