@@ -170,3 +170,12 @@ def test_json_path_flag_and_step_summary(tmp_path, monkeypatch):
     assert code == 1 and json.loads((tmp_path / "elsewhere.json").read_text())["verdict"] == "fail"
     text = step.read_text()
     assert text.startswith("earlier step output\n## ❌") and text.endswith((tmp_path / "s" / "summary.md").read_text())
+
+
+def test_json_summary_takes_the_markdown_name_so_summaries_can_share_a_folder(tmp_path):
+    write_json(tmp_path / "r" / "index.json", index(outcome_runs(AA)))
+    write_json(tmp_path / "p.json", policy())
+    for name in ("pr-1.md", "pr-2.md"):
+        main(["--results", str(tmp_path / "r"), "--policy", str(tmp_path / "p.json"),
+              "--summary", str(tmp_path / "out" / name)], only="compare")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["pr-1.json", "pr-1.md", "pr-2.json", "pr-2.md"]

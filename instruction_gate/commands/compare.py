@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", type=Path, required=True, help="policy.json (schemas/policy.schema.json)")
     parser.add_argument("--summary", type=Path, required=True, help="where to write the Markdown summary")
     parser.add_argument("--json", type=Path, default=None, dest="json_path",
-                        help="where to write summary.json (default: next to --summary)")
+                        help="where to write summary.json (default: --summary with a .json suffix)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(results, policy, load_problems)
     summary = build_summary(comparison)
     markdown = render(comparison)
-    json_path = args.json_path or args.summary.with_name("summary.json")
+    # summary.md -> summary.json, pr-12.md -> pr-12.json: several summaries may share a folder
+    json_path = args.json_path or args.summary.with_suffix(".json")
     write_text_atomic(args.summary, markdown)
     write_json_atomic(json_path, summary)
     github.append_step_summary(markdown)
