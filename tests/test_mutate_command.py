@@ -1,12 +1,16 @@
-"""The `mutate` command's input checks and a survivor's report, with a tiny stand-in adapter."""
+"""The `mutate` command's input checks, a survivor's report and what each mutant's directory
+keeps, with a tiny stand-in adapter."""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from pathlib import Path
 
 from instruction_gate.cli import main
 from instruction_gate.mutations.model import Mutant
+from instruction_gate.mutations.operators import generate
 from instruction_gate.mutations.report import KILLED, SURVIVED, MutationReport, Outcome, markdown, to_json
 
 ADAPTER = """import json, sys
@@ -58,4 +62,41 @@ def test_markdown_names_what_survives():
                             agent_runs=6, naive_agent_runs=12)
     text = markdown(report)
     assert "**1/2 killed** (50%)" in text and "Never push \\| force" in text and "naive cost" in text
+    assert "[diff](d/mutant.diff)" in text and "[summary](e/summary.md)" in text
     assert to_json(report)["score"]["ratio"] == 0.5
+
+
+def test_each_mutant_keeps_its_diff_and_summary_and_max_mutants_spans_operators(git_repo, tmp_path):
+    base, manifest, adapter = small_suite(git_repo, tmp_path)
+    out = tmp_path / "out"
+    code = main(["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
+                 "--out", str(out), "--adapter", adapter, "--operators", "delete-rule", "truncate",
+                 "--max-mutants", "2"])
+    assert code == 0  # everything survives, but without --min-score mutate only reports
+    report = json.loads((out / "mutation.json").read_text())
+    assert [m["operator"] for m in report["mutants"]] == ["delete-rule", "truncate"]  # not two delete-rules
+    base_text = (git_repo.path / "AGENTS.md").read_text()
+    expected = {m.id: m.changes["AGENTS.md"] for m in generate({"AGENTS.md": base_text.encode()})}
+    markdown_report = (out / "mutation.md").read_text()
+    for mutant in report["mutants"]:
+        folder = Path(mutant["results"])
+        diff = (folder / "mutant.diff").read_text()
+        assert diff.startswith("--- a/AGENTS.md\n+++ b/AGENTS.md\n")
+        applied = tmp_path / "apply" / mutant["id"].replace(":", "_")
+        applied.mkdir(parents=True)
+        (applied / "AGENTS.md").write_text(base_text)
+        subprocess.run(["git", "apply", "-"], input=diff, text=True, cwd=applied, check=True)
+        assert (applied / "AGENTS.md").read_bytes() == expected[mutant["id"]]
+        summary = (folder / "summary.md").read_text()
+        assert summary.startswith("## ") and "instruction-gate" in summary
+        link = f"{folder.relative_to(out).as_posix()}/mutant.diff"
+        assert f"[diff]({link})" in markdown_report and (out / link).is_file()
+    assert (out / "control" / "mutant.diff").read_text() == ""
+    assert (out / "control" / "summary.md").is_file()
+
+
+def test_help_states_the_defaults_of_min_score_and_max_mutants(capsys):
+    assert main(["mutate", "--help"]) == 0
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert "default: none, only report (exit 0 unless the A/A control is killed" in help_text
+    assert "patch files first, then one of each operator in turn" in help_text

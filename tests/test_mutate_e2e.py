@@ -4,6 +4,7 @@ and the base arm runs once for all mutants."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -35,6 +36,17 @@ def test_seed_mutations_are_killed_and_control_survives(mutation_run):
                         "patch:truncation-tail.patch": "killed"}
     assert report["score"] == {"killed": 3, "total": 3, "ratio": 1.0, "survived": 0, "not_evaluated": 0}
     assert "**3/3 killed**" in (out / "mutation.md").read_text()
+
+
+def test_each_mutant_directory_shows_the_change_and_the_verdict(mutation_run):
+    _, report, out, _ = mutation_run
+    for mutant in report["mutants"]:
+        folder = out / "mutants" / Path(mutant["results"]).name
+        assert (folder / "mutant.diff").read_text().startswith("--- a/")
+        assert mutant["headline"] in (folder / "summary.md").read_text()
+    stale = next(m for m in report["mutants"] if m["id"] == "patch:stale-command.patch")
+    assert "[diff](mutants/" in (out / "mutation.md").read_text()
+    assert (out / "mutants" / Path(stale["results"]).name / "mutant.diff").read_text().count("\n+") >= 1
 
 
 def test_base_runs_are_shared_across_mutants(mutation_run):

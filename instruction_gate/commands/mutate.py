@@ -4,8 +4,10 @@ For a base commit it generates mutants (operators and `mutations/*.patch`), comm
 private scratch repository, runs the suite's base arm once and each mutant's candidate arm,
 and lets the compare engine judge every mutant. A mutant the gate fails is killed; one it
 passes survives and names an instruction no task depends on. An A/A control (candidate
-identical to base) must survive. Exit 1 when the control is killed or the score is below
-`--min-score`.
+identical to base) must survive. Each mutant's directory keeps `mutant.diff` and the summary
+compare would write, since the scratch repository with the mutant commits is removed. Exit 1
+when the control is killed or the score is below `--min-score`; without `--min-score` it only
+reports.
 """
 
 from __future__ import annotations
@@ -23,16 +25,17 @@ from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.comparison import compare
 from instruction_gate.contract import missing_suite_files, read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
-from instruction_gate.mutations.model import Mutant
-from instruction_gate.mutations.operators import OPERATORS, generate
+from instruction_gate.mutations.model import Files, Mutant, unified_diff
+from instruction_gate.mutations.operators import OPERATORS, generate, sample
 from instruction_gate.mutations.report import NOT_EVALUATED, SURVIVED, MutationReport, Outcome, markdown, status_of, to_json
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
 from instruction_gate.policy import Policy, load_policy, policy_from_dict
 from instruction_gate.prepare import check_all, repo_root
 from instruction_gate.records import write_json_atomic, write_text_atomic
-from instruction_gate.results import load_results
+from instruction_gate.results import ResultSet, load_results
 from instruction_gate.secrets import split_environment
+from instruction_gate.summary_md import render
 from instruction_gate.workspace import VARIANTS
 
 #: Agent names accepted by --truncate-at, with their documented instruction byte caps.
@@ -53,8 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="patch files to apply as mutants (default: mutations/*.patch next to the manifest)")
     parser.add_argument("--truncate-at", help="byte offset or agent name (codex = 32 KiB) for the truncate operator; "
                         "default: the middle of each file")
-    parser.add_argument("--max-mutants", type=int, help="evaluate at most this many mutants (patch files first)")
-    parser.add_argument("--min-score", type=float, help="fail (exit 1) when killed/total is below this fraction")
+    parser.add_argument("--max-mutants", type=int,
+                        help="evaluate at most this many mutants: patch files first, then one of each operator "
+                             "in turn, spread over files and lines (deterministic); default: all")
+    parser.add_argument("--min-score", type=float,
+                        help="fail (exit 1) when killed/total is below this fraction; default: none, only report "
+                             "(exit 0 unless the A/A control is killed or nothing could be evaluated)")
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="run only these task ids")
     parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
@@ -83,14 +90,25 @@ def _slug(number: int, mutant: Mutant) -> str:
 
 
 def judge(results_dir: Path, policy: Policy, mutant: Mutant | None, candidate_sha: str) -> Outcome:
-    """Compare one mutant's runs (its candidate arm + the shared base arm) as compare would."""
+    """Compare one mutant's runs (its candidate arm + the shared base arm) as compare would, and
+    leave compare's summary.json and summary.md next to them."""
     try:
-        comparison = compare(load_results([results_dir / "index.json"]), policy)
+        results, problems = load_results([results_dir / "index.json"]), []
     except GateError as exc:
-        return Outcome(mutant, NOT_EVALUATED, str(exc).splitlines()[0], candidate_sha, str(results_dir))
+        results, problems = ResultSet(), [str(exc).splitlines()[0]]
+    comparison = compare(results, policy, problems)
     write_json_atomic(results_dir / "summary.json", summary_json.build_summary(comparison))
+    write_text_atomic(results_dir / "summary.md", render(comparison))
     decision = comparison.decision
-    return Outcome(mutant, status_of(decision.exit_code), decision.headline, candidate_sha, str(results_dir))
+    headline = problems[0] if problems else decision.headline
+    return Outcome(mutant, status_of(decision.exit_code), headline, candidate_sha, str(results_dir))
+
+
+def write_diff(results_dir: Path, files: Files, mutant: Mutant | None) -> None:
+    """`mutant.diff`: what the mutant changed (empty for the control), kept because the commit
+    it was evaluated at lives only in the removed scratch repository."""
+    results_dir.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(results_dir / "mutant.diff", unified_diff(files, mutant.changes) if mutant else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -115,13 +133,14 @@ def run(args: argparse.Namespace) -> int:
     repeats = args.repeats or manifest.repeats
     with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
         suite = manifest_mod.load(scratch.manifest_path)
-        mutants = generate(scratch.instruction_files(base_sha, suite), args.operators, patches,
-                           _truncate_at(args.truncate_at))[: args.max_mutants]
+        files = scratch.instruction_files(base_sha, suite)
+        mutants = sample(generate(files, args.operators, patches, _truncate_at(args.truncate_at)), args.max_mutants)
         runner = SuiteRunner(scratch.root, suite, resolve_command(command, Path.cwd()), split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks)
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         control_dir = args.out / "control"
+        write_diff(control_dir, files, None)
         control_store = runner.run(scratch.control_contract(base_sha, suite), control_dir, VARIANTS)
         control = judge(control_dir, policy, None, base_sha)
         base_runs = {k: v for k, v in control_store.runs.items() if k[2] == "base"}
@@ -130,12 +149,13 @@ def run(args: argparse.Namespace) -> int:
             sha = scratch.commit(base_sha, mutant.changes, f"instruction-gate mutant {mutant.id}")
             contract = check_all(scratch.root, scratch.manifest_path, base_sha, sha).contract
             results_dir = args.out / "mutants" / _slug(number, mutant)
+            write_diff(results_dir, files, mutant)
             adopt_base_runs(runner.run(contract, results_dir, ("candidate",)), base_runs)
             outcomes.append(judge(results_dir, policy, mutant, sha))
             print(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
     report = MutationReport(base_sha, control, outcomes, runner.executed, naive)
-    summary = markdown(report)
+    summary = markdown(report, args.out)
     write_text_atomic(args.out / "mutation.md", summary + "\n")
     write_json_atomic(args.out / "mutation.json", to_json(report))
     print(summary)

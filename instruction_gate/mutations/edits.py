@@ -11,8 +11,9 @@ from instruction_gate.lint.references import references
 from instruction_gate.mutations.model import Files, Mutant, decode, snippet
 from instruction_gate.mutations.structure import rule_spans
 
-#: Suffix that turns a referenced command into one that does not exist.
-STALE_SUFFIX = "-renamed"
+#: Prefix that turns a referenced command into one that does not exist. A prefix, not a suffix:
+#: `test-renamed` would still match a task's required-command pattern `make test`.
+STALE_PREFIX = "renamed-"
 _ITEM_MARKER = re.compile(r"^(\s*(?:[-*+]|\d{1,9}[.)])\s+)")
 
 
@@ -62,10 +63,13 @@ def stale_command(files: Files) -> Iterator[Mutant]:
 
 
 def _stale_name(kind: str, name: str) -> str:
-    if kind == "path":
-        stem, dot, ext = name.rstrip("/").rpartition(".")
-        return f"{stem}{STALE_SUFFIX}.{ext}" if dot and "/" not in ext else name.rstrip("/") + STALE_SUFFIX
-    return name + STALE_SUFFIX
+    """`test` -> `renamed-test`; a path's last segment only: `scripts/check.sh` ->
+    `scripts/renamed-check.sh` (directory and extension kept)."""
+    if kind != "path":
+        return STALE_PREFIX + name
+    stripped = name.rstrip("/")
+    directory, slash, last = stripped.rpartition("/")
+    return f"{directory}{slash}{STALE_PREFIX}{last}{name[len(stripped):]}"
 
 
 def _line(text: str, number: int) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Mapping
@@ -36,3 +37,21 @@ def snippet(text: str, limit: int = 120) -> str:
 
 def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
+
+
+#: A line with its break; only "\n" ends a line, as for git (not "\r", form feeds or U+2028).
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
+def unified_diff(files: Files, changes: Mapping[str, bytes | None]) -> str:
+    """The change as a unified diff of the instruction files (base -> mutant, `a/` and `b/`
+    paths, `/dev/null` for a deleted file), readable with `git apply --stat` or any viewer."""
+    out = []
+    for path in sorted(changes):
+        before, after = files.get(path), changes[path]
+        hunks = difflib.unified_diff(_LINE.findall(decode(before or b"")), _LINE.findall(decode(after or b"")),
+                                     f"a/{path}" if before is not None else "/dev/null",
+                                     f"b/{path}" if after is not None else "/dev/null")
+        # A last line without a line break (a cut file) gets git's marker, so lines never run together.
+        out += [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in hunks]
+    return "".join(out)

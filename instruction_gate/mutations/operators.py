@@ -36,13 +36,47 @@ def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[
 
 def generate(files: Files, operator_names: Iterable[str] = OPERATORS, patch_paths: Iterable[Path] = (),
              truncate_at: int | None = None) -> list[Mutant]:
-    """Every mutant of the operators and patch files, each unique and each a real change."""
+    """Every mutant of the patch files and the operators (in that order), each unique and each a
+    real change."""
     mutants: dict[str, Mutant] = {}
-    sources = [op(files) for _, op in resolve(operator_names, truncate_at)]
-    sources.append(patch_mutants(files, patch_paths))
+    sources = [patch_mutants(files, patch_paths)] + [op(files) for _, op in resolve(operator_names, truncate_at)]
     for source in sources:
         for mutant in source:
             if all(files.get(p) == d for p, d in mutant.changes.items()):
                 continue  # equivalent to the base: could never be killed
             mutants.setdefault(mutant.id, mutant)
     return list(mutants.values())
+
+
+def _spread(count: int) -> list[int]:
+    """Indices 0..count-1 in bit-reversed order (0, 4, 2, 6, 1, ... of 8): any prefix of it is
+    spread evenly over the range instead of bunched at its start."""
+    bits = max(count - 1, 0).bit_length()
+    order = [int(format(k, f"0{bits}b")[::-1], 2) if bits else 0 for k in range(1 << bits)]
+    return [i for i in order if i < count]
+
+
+def _spread_over_files(mutants: list[Mutant], indices: list[int]) -> list[int]:
+    """One operator's mutants (by index): files taken in turn, each file's in spread order."""
+    by_file: dict[str, list[int]] = {}
+    for index in indices:
+        by_file.setdefault(mutants[index].path or "", []).append(index)
+    return _round_robin([[group[i] for i in _spread(len(group))] for _, group in sorted(by_file.items())])
+
+
+def _round_robin(queues: list[list[int]]) -> list[int]:
+    return [queue[i] for i in range(max(map(len, queues), default=0)) for queue in queues if i < len(queue)]
+
+
+def sample(mutants: list[Mutant], limit: int | None) -> list[Mutant]:
+    """At most `limit` mutants, chosen deterministically: patch files first, then in turn one
+    mutant of each operator (spread over files and positions), so a small budget still tests
+    every operator rather than only the first. The chosen ones keep their generation order."""
+    if limit is None or limit >= len(mutants):
+        return list(mutants)
+    by_operator: dict[str, list[int]] = {}
+    for index, mutant in enumerate(mutants):
+        by_operator.setdefault(mutant.operator, []).append(index)
+    patches = by_operator.pop("patch", [])
+    priority = patches + _round_robin([_spread_over_files(mutants, group) for group in by_operator.values()])
+    return [mutants[i] for i in sorted(priority[:limit])]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
@@ -25,7 +27,7 @@ class Outcome:
     status: str  #: killed | survived | not evaluated
     headline: str  #: the compare engine's one-line decision
     candidate_sha: str
-    results: str  #: directory with the runs and summary.json
+    results: str  #: directory with the runs, summary.json, summary.md and mutant.diff
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,18 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def markdown(report: MutationReport) -> str:
+def _link(o: Outcome, out_dir: Path | None, name: str, label: str) -> str:
+    """A link from mutation.md (written in `out_dir`) to one file of an outcome's directory."""
+    folder = Path(o.results) if out_dir is None else Path(os.path.relpath(o.results, out_dir))
+    return f"[{label}]({(folder / name).as_posix()})"
+
+
+def _files(o: Outcome, out_dir: Path | None) -> str:
+    return f"{_link(o, out_dir, 'mutant.diff', 'diff')} · {_link(o, out_dir, 'summary.md', 'summary')}"
+
+
+def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
+    """The report; `out_dir` is where it is written, so links to each mutant's files are relative."""
     total, killed = len(report.outcomes), report.killed
     score = f"{report.score:.0%}" if report.score is not None else "n/a"
     control_ok = report.control.status == SURVIVED
@@ -57,20 +70,24 @@ def markdown(report: MutationReport) -> str:
              f"Mutation score: **{killed}/{total} killed** ({score}) against base `{report.base_sha[:12]}`.",
              f"A/A control (candidate identical to base): **{report.control.status}**"
              + (" as it must." if control_ok else " — the gate fails identical instructions; its verdicts are not "
-                                                  "trustworthy until this is fixed."),
+                                                  "trustworthy until this is fixed (see its "
+                                                  f"{_link(report.control, out_dir, 'summary.md', 'summary')})."),
              f"Agent runs: {report.agent_runs} (base runs shared by every mutant); naive cost of a full paired "
-             f"evaluation per mutant: {report.naive_agent_runs}.", ""]
+             f"evaluation per mutant: {report.naive_agent_runs}.",
+             "Each mutant's directory keeps `mutant.diff` (the change, base -> mutant) and `summary.md` "
+             "(the gate's verdict on it).", ""]
     survivors = [o for o in report.outcomes if o.status != KILLED]
     if survivors:
         lines += ["### Surviving mutants: no task depends on these instructions", "",
-                  "| mutant | status | change | instruction removed or altered |", "|---|---|---|---|"]
-        lines += [f"| `{o.mutant.id}` | {o.status} | {_cell(o.mutant.description)} | {_cell(o.mutant.rule)} |"
-                  for o in survivors if o.mutant]
+                  "| mutant | status | change | instruction removed or altered | files |", "|---|---|---|---|---|"]
+        lines += [f"| `{o.mutant.id}` | {o.status} | {_cell(o.mutant.description)} | {_cell(o.mutant.rule)} "
+                  f"| {_files(o, out_dir)} |" for o in survivors if o.mutant]
         lines.append("")
     killed_rows = [o for o in report.outcomes if o.status == KILLED]
     if killed_rows:
-        lines += ["<details><summary>Killed mutants</summary>", "", "| mutant | change | gate |", "|---|---|---|"]
-        lines += [f"| `{o.mutant.id}` | {_cell(o.mutant.description)} | {_cell(o.headline)} |"
+        lines += ["<details><summary>Killed mutants</summary>", "", "| mutant | change | gate | files |",
+                  "|---|---|---|---|"]
+        lines += [f"| `{o.mutant.id}` | {_cell(o.mutant.description)} | {_cell(o.headline)} | {_files(o, out_dir)} |"
                   for o in killed_rows if o.mutant]
         lines += ["", "</details>", ""]
     return "\n".join(lines)

@@ -10,29 +10,39 @@ from instruction_gate.lint.directives import directives
 from instruction_gate.mutations.model import Files, Mutant, decode, snippet
 
 
-#: A prose sentence starting with one of these is an instruction even without always/never.
+#: A sentence starting with one of these is an instruction even when the lint's directive finder
+#: (always/never/must/should and its own imperative verbs) does not list the verb.
 _IMPERATIVE = re.compile(r"^[\s*_>]*(?:run|use|keep|be|do|don't|prefer|avoid|ask|add|write|make|follow|check|"
                          r"read|open|only|update|put|place|commit|call|request|include|record|report|"
-                         r"never|always|remember|ensure|note)\b", re.IGNORECASE)
+                         r"never|always|remember|ensure)\b", re.IGNORECASE)
+_ITEM_MARKER = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
 
 
 def rule_spans(text: str) -> list[tuple[int, int, int]]:
-    """(start, end, line) of each rule: every list item, and every instruction sentence in prose
-    (one with an always/never directive or starting with an imperative verb)."""
+    """(start, end, line) of each rule: a list item or a prose sentence that says what to do,
+    i.e. holds a directive (always/never/must/should..., an imperative such as "Run `make test`.")
+    or starts with an imperative verb. Headings and descriptions ("`vendor/` holds vendored
+    code.") are not rules: deleting them breaks nothing a task could depend on."""
     starts = [d.start for d in directives(text)]
+
+    def instructs(start: int, end: int) -> bool:
+        return any(start <= d < end for d in starts) or any(
+            _IMPERATIVE.match(text[a:b]) for a, b in markdown.sentences(text, start, end))
+
     spans = []
     for block in markdown.blocks(text):
         if block.kind == "item":
-            spans.append((block.start, block.end, block.line))
+            marker = _ITEM_MARKER.match(text, block.start)
+            if instructs(marker.end() if marker else block.start, block.end):
+                spans.append((block.start, block.end, block.line))
         elif block.kind == "paragraph":
-            for start, end in markdown.sentences(text, block.start, block.end):
-                if any(start <= d < end for d in starts) or _IMPERATIVE.match(text[start:end]):
-                    spans.append((start, end, markdown.line_of(text, start)))
+            spans += [(start, end, markdown.line_of(text, start))
+                      for start, end in markdown.sentences(text, block.start, block.end) if instructs(start, end)]
     return spans
 
 
 def delete_rule(files: Files) -> Iterator[Mutant]:
-    """One mutant per rule (list item or directive sentence), deleting just that rule."""
+    """One mutant per rule (an instructing list item or prose sentence), deleting just that rule."""
     for path, data in sorted(files.items()):
         text = decode(data)
         for start, end, line in rule_spans(text):

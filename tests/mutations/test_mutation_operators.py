@@ -3,15 +3,17 @@ was (satisfied), and makes no mutant where it does not apply (not applicable).""
 
 from __future__ import annotations
 
+import re
 import subprocess
 
 import pytest
 
 from instruction_gate.errors import ConfigError
+from instruction_gate.lint import markdown
 from instruction_gate.lint.directives import contradicts, directives
 from instruction_gate.lint.references import references
 from instruction_gate.mutations.edits import contradiction, stale_command, truncate_tail
-from instruction_gate.mutations.operators import OPERATORS, generate
+from instruction_gate.mutations.operators import OPERATORS, generate, sample
 from instruction_gate.mutations.overrides import swap_overrides
 from instruction_gate.mutations.patches import patch_mutants
 from instruction_gate.mutations.structure import delete_rule, delete_section
@@ -51,6 +53,25 @@ def test_delete_rule_not_applicable_without_rules():
     assert list(delete_rule({"AGENTS.md": PLAIN.encode()})) == []
 
 
+def test_delete_rule_leaves_descriptions_and_headings_alone():
+    """Only text that says what to do is a rule: deleting a description breaks nothing a task
+    could depend on, so its mutant would only pad the list of survivors."""
+    doc = ("# Layout\n\n`vendor/` holds vendored third-party code. Run `make test` first.\n\n"
+           "- `vendor/` holds vendored third-party code.\n"
+           "- `docs/` is the manual. Do not edit `docs/api` by hand.\n"
+           "- [ ] Ask before deleting files.\n"
+           "1. Tests should be fast.\n\n"
+           "## Always lint\nThe API lives in `src/`.\n")
+    mutants = list(delete_rule({"AGENTS.md": doc.encode()}))
+    assert [(m.line, m.rule) for m in mutants] == [
+        (3, "Run `make test` first."),
+        (6, "`docs/` is the manual. Do not edit `docs/api` by hand."),  # a description with a rule in it
+        (7, "[ ] Ask before deleting files."),
+        (8, "Tests should be fast."),
+    ]
+    assert "`vendor/` holds vendored third-party code. \n" in text(mutants[0])
+
+
 def test_delete_section_removes_heading_and_body_only():
     mutants = {m.line: m for m in delete_section(FILES)}
     assert set(mutants) == {1, 5, 9}
@@ -65,11 +86,11 @@ def test_delete_section_not_applicable_without_headings():
 
 
 def test_truncate_at_an_agent_cap_cuts_only_longer_files():
-    big = b"# Big\n" + b"- rule\n" * 6000  # 42 KiB
+    big = b"# Big file here\n" + b"- Never skip it\n" * 2600  # 16-byte lines, 41 KiB: the cap cuts at a line start
     mutants = list(truncate_tail({"AGENTS.md": big, "small/AGENTS.md": b"- tiny\n"}, offset=32 * 1024))
     assert [m.path for m in mutants] == ["AGENTS.md"]
     assert mutants[0].changes["AGENTS.md"] == big[:32 * 1024]
-    assert mutants[0].rule == "rule"
+    assert mutants[0].rule == "Never skip it"  # the first rule lost
 
 
 def test_truncate_without_offset_cuts_at_a_line_start_in_the_middle():
@@ -86,10 +107,25 @@ def test_truncate_not_applicable_when_under_the_offset():
 def test_stale_command_renames_every_occurrence_in_its_file():
     mutants = {m.id: m for m in stale_command(FILES)}
     make = mutants["stale-command:AGENTS.md:make:test"]
-    assert text(make).count("make test-renamed") == 2 and "`make test`" not in text(make)
-    assert [r.name for r in references(text(make)) if r.kind == "make"] == ["test-renamed", "test-renamed"]
+    assert text(make).count("make renamed-test") == 2 and "`make test`" not in text(make)
+    assert [r.name for r in references(text(make)) if r.kind == "make"] == ["renamed-test", "renamed-test"]
     script = mutants["stale-command:AGENTS.md:path:scripts/check.sh"]
-    assert "`scripts/check-renamed.sh`" in text(script) and "make test`" in text(script)
+    assert "`scripts/renamed-check.sh`" in text(script) and "make test`" in text(script)
+
+
+def test_stale_command_no_longer_matches_the_original_command_pattern():
+    """A task requiring `make test` (a regular-expression search over the commands run) must not
+    be satisfied by the renamed command: the rename may not keep the original name as a prefix."""
+    files = {"AGENTS.md": (AGENTS + "- Run `tox -e py311` and read `docs/`.\n").encode()}
+    mutants = {m.id: m for m in stale_command(files)}
+    patterns = {"make:test": r"make test", "path:scripts/check.sh": r"scripts/check\.sh",
+                "tox:py311": r"tox -e py311", "path:docs/": r"(^|\s)docs/"}
+    for key, pattern in patterns.items():
+        mutated = text(mutants[f"stale-command:AGENTS.md:{key}"])
+        commands = [code for line in mutated.splitlines() for _, code in markdown.code_spans(line)]
+        assert not [c for c in commands if re.search(pattern, c)], key
+    assert "`tox -e renamed-py311`" in text(mutants["stale-command:AGENTS.md:tox:py311"])
+    assert "`renamed-docs/`" in text(mutants["stale-command:AGENTS.md:path:docs/"])
 
 
 def test_stale_command_not_applicable_without_commands():
@@ -156,3 +192,23 @@ def test_generate_skips_equivalent_mutants_and_unknown_operators():
     assert {m.operator for m in mutants} == set(OPERATORS) - {"swap-overrides"}
     with pytest.raises(ConfigError, match="choose from"):
         generate(files, ["no-such-operator"])
+
+
+def test_max_mutants_takes_patches_first_then_every_operator_in_turn(tmp_path):
+    patch = tmp_path / "drop-never.patch"
+    patch.write_text(_patch(tmp_path, AGENTS, AGENTS.replace("- Never push to `main`.\n", "")))
+    files = {"AGENTS.md": AGENTS.encode(), "svc/AGENTS.md": AGENTS.replace("Guide", "Service").encode()}
+    mutants = generate(files, OPERATORS, [patch])
+    chosen = sample(mutants, 6)
+    assert chosen[0].operator == "patch"
+    assert {m.operator for m in chosen} == {"patch", "truncate", "stale-command", "contradiction", "delete-section",
+                                            "delete-rule"}  # no swap-overrides: nothing to swap here
+    assert [m.id for m in chosen] == [m.id for m in mutants if m in chosen]  # generation order kept
+    assert [m.id for m in sample(mutants, 6)] == [m.id for m in chosen]  # deterministic
+    second_round = [m for m in sample(mutants, 11) if m not in chosen]
+    assert {m.operator for m in second_round} == {"truncate", "stale-command", "contradiction", "delete-section",
+                                                  "delete-rule"}
+    # Within an operator: first AGENTS.md, then the other file, then further down AGENTS.md (7, not the next rule on 6).
+    rules = [m for m in sample(mutants, 16) if m.operator == "delete-rule"]
+    assert [(m.path, m.line) for m in rules] == [("AGENTS.md", 3), ("AGENTS.md", 7), ("svc/AGENTS.md", 3)]
+    assert sample(mutants, None) == mutants and sample(mutants, 999) == mutants
