@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
+import shutil
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 from instruction_gate import proc
+from instruction_gate.errors import ConfigError
 
 #: Bytes of adapter stderr kept in the run record.
 STDERR_TAIL_BYTES = 4000
 PROVENANCE_KEYS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
+#: Programs whose first operand is the script they run: `python scripts/x.py`, `bash x.sh`.
+SCRIPT_INTERPRETERS = re.compile(r"(python[0-9.]*|bash|sh|zsh|dash|node|ruby|perl)")
 
 
 @dataclass
@@ -47,6 +52,46 @@ def resolve_command(command: str, start_dir: Path) -> list[str]:
     for i, arg in enumerate(argv):
         if not arg.startswith("-") and not os.path.isabs(arg) and (start_dir / arg).exists() and ("/" in arg or i > 0):
             argv[i] = str((start_dir / arg).resolve())
+    return argv
+
+
+def program_file(argv: list[str] | tuple[str, ...]) -> tuple[int, str] | None:
+    """Which argument names the file a command runs, if one does: a first word that is a path
+    (contains '/'), or the script operand of an interpreter (`python scripts/x.py`)."""
+    if not argv:
+        return None
+    if "/" in argv[0]:
+        return 0, argv[0]
+    if len(argv) > 1 and SCRIPT_INTERPRETERS.fullmatch(argv[0]) and not argv[1].startswith("-"):
+        return 1, argv[1]
+    return None
+
+
+def checked_adapter_command(command: str, start_dir: Path, env: Mapping[str, str] | None = None) -> list[str]:
+    """`resolve_command`, refusing (ConfigError) a command whose program cannot start.
+
+    Checked once, before anything is built, because a missing program would otherwise fail
+    every run the same way. `env` is the environment the adapter gets (default: this process's);
+    a bare program name is looked up on the PATH the adapter will see (see `child_path`).
+    """
+    try:
+        argv = resolve_command(command, start_dir)
+    except ValueError as exc:
+        raise ConfigError(f"adapter command {command!r}: cannot be split with shell rules ({exc})") from None
+    if not argv:
+        raise ConfigError("adapter command is empty")
+    if "/" not in argv[0]:
+        search = child_path(os.environ if env is None else env)
+        if shutil.which(argv[0], path=search) is None:
+            raise ConfigError(f"adapter command {command!r}: {argv[0]} is not an executable on PATH (searched {search})")
+    if found := program_file(argv):
+        index, path = found
+        absolute = start_dir / path  # an absolute `path` stays itself
+        if not absolute.exists():
+            raise ConfigError(f"adapter command {command!r}: {path} does not exist (looked for {absolute}; relative "
+                              f"paths are resolved against the current directory {start_dir}, not against --repo)")
+        if index == 0 and not (absolute.is_file() and os.access(absolute, os.X_OK)):
+            raise ConfigError(f"adapter command {command!r}: {absolute} is not an executable file")
     return argv
 
 

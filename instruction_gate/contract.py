@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instruction_gate import git, globs
+from instruction_gate.adapter import program_file
 from instruction_gate.errors import ConfigError, ContractError
-from instruction_gate.manifest import Manifest
+from instruction_gate.manifest import Manifest, Task
 
 REGULAR_MODES = {"100644", "100755"}
 SYMLINK_MODE = "120000"
@@ -73,10 +74,12 @@ def _symlink_problem(path: str, target: str, manifest: Manifest) -> str | None:
     return None
 
 
-def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_identical: bool = False) -> Contract:
+def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_identical: bool = False,
+          base_tree: Tree | None = None) -> Contract:
     """Enforce the static contract; raise ContractError naming every offending path.
 
-    `allow_identical` is for runs of the base arm alone (filling the baseline cache).
+    `allow_identical` is for runs of the base arm alone (filling the baseline cache);
+    `base_tree` saves reading the base commit's tree again when the caller has it.
     """
     base_sha = resolve_commit(repo, base, "base")
     candidate_sha = resolve_commit(repo, candidate, "candidate")
@@ -87,7 +90,7 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
     is_instruction = globs.compile_globs(manifest.instruction_paths).match_file
 
     problems: list[str] = []
-    base_tree = read_tree(repo, base_sha)
+    base_tree = read_tree(repo, base_sha) if base_tree is None else base_tree
     candidate_instructions = {p: e for p, e in base_tree.items() if is_instruction(p)}
     base_instructions = dict(candidate_instructions)
     changed: list[str] = []
@@ -121,17 +124,41 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
     if problems:
         raise ContractError("the candidate breaks the static contract", sorted(set(problems)))
     if base_instructions == candidate_instructions and not allow_identical:
-        raise ContractError("base and candidate instruction files are byte-identical: nothing to evaluate",
-                            [f"instruction paths: {list(manifest.instruction_paths)}"])
+        problems = [f"instruction paths: {list(manifest.instruction_paths)}"]
+        base_changes = [c[3] for c in _changes(repo, merge_base, base_sha) if is_instruction(c[3])]
+        if merge_base == candidate_sha and base_changes:
+            problems.append("is --base/--candidate swapped? the candidate is an ancestor of the base "
+                            f"(the base changes {', '.join(base_changes)} since the candidate)")
+        raise ContractError("base and candidate instruction files are byte-identical: nothing to evaluate", problems)
     return Contract(base_sha, candidate_sha, merge_base, base_tree, base_instructions,
                     candidate_instructions, tuple(sorted(changed)))
 
 
-def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str) -> list[str]:
-    """Files the manifest references that are absent from the base commit."""
+def _directories(tree: Tree) -> set[str]:
+    """Every directory of the tree, "." included."""
+    dirs = {posixpath.dirname(p) for p in tree}
+    return {"."} | {"/".join(d.split("/")[: i + 1]) for d in dirs if d for i in range(d.count("/") + 1)}
+
+
+def patch_targets(patch: str) -> set[str]:
+    """Paths a git-style patch writes (`+++ b/path`, renames, copies); quoted names are not decoded."""
+    targets = set()
+    for line in patch.splitlines():
+        for prefix in ("+++ b/", "rename to ", "copy to "):
+            if line.startswith(prefix):
+                targets.add(line[len(prefix):].split("\t")[0])
+    return targets
+
+
+def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str, repo: Path | None = None) -> list[str]:
+    """Files the manifest references that are absent from the base commit.
+
+    With `repo`, check programs given as repository paths are included too (`scripts/check.sh`,
+    `python scripts/check.py`, relative to the task's cwd); one the task's fixture patch creates
+    counts as present.
+    """
     problems = []
-    dirs = {posixpath.dirname(p) for p in base_tree}
-    all_dirs = {"."} | {"/".join(d.split("/")[: i + 1]) for d in dirs if d for i in range(d.count("/") + 1)}
+    all_dirs = _directories(base_tree)
     for i, task in enumerate(manifest.tasks):
         where = f"{label}::$.tasks[{i}]"
         names = [("prompt_file", task.prompt_files[0])] + [(f"turns[{j}]", p) for j, p in enumerate(task.prompt_files[1:])]
@@ -141,4 +168,28 @@ def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str) -> list
                 problems.append(f"{where}.{key}: {path} does not exist at the base commit")
         if task.cwd not in all_dirs:
             problems.append(f"{where}.cwd: directory {task.cwd} does not exist at the base commit")
+        if repo is not None:
+            problems += _missing_check_programs(repo, task, base_tree, all_dirs, where)
+    return problems
+
+
+def _missing_check_programs(repo: Path, task: Task, base_tree: Tree, all_dirs: set[str], where: str) -> list[str]:
+    problems = []
+    fixture_targets: set[str] | None = None
+    for j, argv in enumerate(task.checks):
+        found = program_file(argv)
+        if found is None or posixpath.isabs(found[1]):
+            continue  # a program on PATH or a host path: not a repository file
+        index, program = found
+        path = posixpath.normpath(posixpath.join(task.cwd, program))
+        if path == ".." or path.startswith("../") or path in base_tree or path in all_dirs:
+            continue
+        if fixture_targets is None:  # read only when needed: most checks name programs on PATH
+            fixture = task.fixture_patch if task.fixture_patch in base_tree else None
+            fixture_targets = patch_targets(git.out("cat-file", "blob", base_tree[fixture].oid, cwd=repo)) if fixture else set()
+        if path in fixture_targets:
+            continue
+        shown = program if path == program else f"{program} (from cwd {task.cwd}: {path})"
+        problems.append(f"{where}.checks[{j}][{index}]: {shown} does not exist at the base commit"
+                        + (" and the fixture patch does not create it" if task.fixture_patch else ""))
     return problems

@@ -77,7 +77,10 @@ def parse(path: Path) -> tuple[Any, bytes]:
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ConfigError(f"{label}: cannot read manifest ({exc.strerror})") from None
+        where = f"looked for {path.resolve()}"
+        if not path.is_absolute():
+            where += f"; a relative --manifest is resolved against the current directory {Path.cwd()}, not against --repo"
+        raise ConfigError(f"{label}: cannot read manifest ({exc.strerror}; {where})") from None
     try:
         if path.suffix in (".yaml", ".yml"):
             return yaml.safe_load(data), data
@@ -95,6 +98,11 @@ def _unsafe_path(value: str) -> str | None:
     return None
 
 
+def _strings(values: Any) -> list[tuple[int, str]]:
+    """(index, item) for the string items of a list; anything else is the schema's to report."""
+    return [(i, v) for i, v in enumerate(values) if isinstance(v, str)] if isinstance(values, list) else []
+
+
 def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
     """Problems the schema cannot express: duplicates, unsafe paths, bad regexes and globs."""
     problems: list[str] = []
@@ -104,7 +112,7 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
             problems.append(f"{label}::{where}: {value!r} {why}")
 
     def check_globs(values: Any, where: str) -> None:
-        for i, pattern in enumerate(values or []):
+        for i, pattern in _strings(values):
             check_path(pattern, f"{where}[{i}]")
             try:
                 globs.compile_globs((pattern,))
@@ -113,20 +121,26 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
 
     check_globs(data.get("instruction_paths"), "$.instruction_paths")
     check_globs(data.get("hidden_paths"), "$.hidden_paths")
-    check_globs((data.get("defaults") or {}).get("forbidden_globs"), "$.defaults.forbidden_globs")
+    defaults = data.get("defaults")
+    check_globs(defaults.get("forbidden_globs") if isinstance(defaults, dict) else None, "$.defaults.forbidden_globs")
     seen: dict[str, int] = {}
-    for i, task in enumerate(data.get("tasks") or []):
+    tasks = data.get("tasks")
+    for i, task in enumerate(tasks if isinstance(tasks, list) else []):
         where = f"$.tasks[{i}]"
-        if task.get("id") in seen:
-            problems.append(f"{label}::{where}.id: duplicate task id {task['id']!r} (also $.tasks[{seen[task['id']]}])")
-        seen.setdefault(task.get("id"), i)
+        if not isinstance(task, dict):
+            continue  # a schema problem, reported as such
+        task_id = task.get("id")
+        if isinstance(task_id, str) and task_id in seen:
+            problems.append(f"{label}::{where}.id: duplicate task id {task_id!r} (also $.tasks[{seen[task_id]}])")
+        if isinstance(task_id, str):
+            seen.setdefault(task_id, i)
         for key in ("cwd", "prompt_file", "fixture_patch", "reference_solution"):
             check_path(task.get(key), f"{where}.{key}")
-        for j, turn in enumerate(task.get("turns") or []):
+        for j, turn in _strings(task.get("turns")):
             check_path(turn, f"{where}.turns[{j}]")
         check_globs(task.get("forbidden_globs"), f"{where}.forbidden_globs")
         for key in ("required_command_patterns", "forbidden_command_patterns"):
-            for j, pattern in enumerate(task.get(key) or []):
+            for j, pattern in _strings(task.get(key)):
                 try:
                     re.compile(pattern)
                 except re.error as exc:

@@ -6,6 +6,7 @@ import os
 import posixpath
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from instruction_gate import contract as contract_mod
 from instruction_gate import git, globs, manifest as manifest_mod
@@ -30,15 +31,54 @@ def repo_root(path: Path) -> Path:
     return Path(result.stdout.strip())
 
 
-def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_identical: bool = False) -> Checked:
-    """Manifest schema and semantics, files at the base commit, and the static contract."""
+def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_identical: bool = False,
+              warn: Callable[[str], None] | None = None) -> Checked:
+    """Manifest schema and semantics, files at the base commit, and the static contract.
+
+    `warn` receives what does not stop the evaluation but may surprise: a manifest on disk
+    that differs from the base commit's.
+    """
     repo = repo_root(repo)
     manifest = manifest_mod.load(manifest_path)
-    checked = contract_mod.check(repo, manifest, base, candidate, allow_identical)
-    problems = contract_mod.missing_suite_files(manifest, checked.base_tree, str(manifest_path))
+    base_sha = contract_mod.resolve_commit(repo, base, "base")
+    base_tree = contract_mod.read_tree(repo, base_sha)
+    label, in_repo = str(manifest_path), repository_path(repo, manifest_path)
+    problems = contract_mod.missing_suite_files(manifest, base_tree, label, repo)
+    if manifest.tasks and all(t.prompt_files[0] not in base_tree for t in manifest.tasks):
+        # One cause, said once, instead of every path the contract diff would list next.
+        absent = f" (nor {in_repo})" if in_repo and in_repo not in base_tree else ""
+        raise ConfigError(f"the base commit {base_sha[:12]} does not contain the suite: no task's prompt file exists "
+                          f"there{absent}; was the suite added after --base? Pass a base commit that has it",
+                          problems[:3] + ([f"... and {len(problems) - 3} more"] if len(problems) > 3 else []))
+    if warn and (drift := manifest_drift(repo, manifest, base_tree, base_sha)):
+        warn(drift)
     if problems:
         raise ConfigError(f"{manifest_path}: references files missing at the base commit", problems)
+    checked = contract_mod.check(repo, manifest, base_sha, candidate, allow_identical, base_tree)
     return Checked(repo, manifest, checked)
+
+
+def repository_path(repo: Path, path: Path) -> str | None:
+    """`path` relative to the repository root, or None when it lies outside."""
+    relative = os.path.relpath(path.resolve(), repo.resolve())
+    return None if relative == ".." or relative.startswith(".." + os.sep) else Path(relative).as_posix()
+
+
+def manifest_drift(repo: Path, manifest: Manifest, base_tree: contract_mod.Tree, base_sha: str) -> str | None:
+    """Why the manifest on disk is not the base commit's, if it is inside the repository and is not.
+
+    CI checks out the base, where both agree; locally an edited manifest is easily mistaken
+    for an edited suite, whose other files are still read from the base commit.
+    """
+    relative = repository_path(repo, manifest.path)
+    if relative is None:
+        return None
+    entry = base_tree.get(relative)
+    if entry is not None and git.out("hash-object", "--", str(manifest.path.resolve()), cwd=repo).strip() == entry.oid:
+        return None
+    how = "is not in" if entry is None else "differs from its version at"
+    return (f"{relative} {how} the base commit {base_sha[:12]}: the manifest on disk is used, while prompts, "
+            "checks and task files come from the base commit, so uncommitted edits to them are ignored")
 
 
 def hidden_paths(checked: Checked) -> set[str]:

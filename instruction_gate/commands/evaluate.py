@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 
 from instruction_gate import __version__, evaluation, rounds
-from instruction_gate.adapter import resolve_command
+from instruction_gate.adapter import checked_adapter_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.prepare import build_stage, check_all, task_texts
@@ -75,8 +75,15 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)
+    if not args.resume and (args.out / "index.json").exists():
+        # Replacing the index would orphan the old run directories and summary next to it.
+        raise ConfigError(f"{args.out} already holds an evaluation (index.json): pass --resume to continue it, "
+                          "or use an empty directory")
+    envs = split_environment()
+    adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
     chosen = rounds.controls(args)
-    checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache)
+    checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
+                        warn=validate.warn)
     manifest, contract = checked.manifest, checked.contract
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
@@ -88,7 +95,6 @@ def run(args: argparse.Namespace) -> int:
         # The policy caps the evaluation, not each shard job: each takes its share of the runs.
         whole = len(evaluation.plan(manifest, repeats, args.tasks, (1, 1)))
         chosen = dataclasses.replace(chosen, budget=chosen.budget.for_share(len(specs) / whole if whole else 1.0))
-    envs = split_environment()
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
@@ -103,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
     stage, fixture_problems = build_stage(checked, args.temp_dir)
     try:
         prompts, solutions = task_texts(checked, stage)
-        run = evaluation.Evaluation(stage, store, resolve_command(command, Path.cwd()), envs, header, prompts,
+        run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget)
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)

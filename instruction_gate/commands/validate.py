@@ -17,8 +17,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidate", required=True, help="candidate commit (its instruction files are evaluated)")
 
 
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
-    checked = check_all(args.repo, args.manifest, args.base, args.candidate)
+    checked = check_all(args.repo, args.manifest, args.base, args.candidate, warn=warn)
     compile_checked(checked)  # custom rules load and pass their authored cases
     c = checked.contract
     print(f"static contract ok: {len(checked.manifest.tasks)} tasks; candidate {c.candidate_sha[:12]} changes "

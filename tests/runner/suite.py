@@ -57,12 +57,14 @@ def build_suite_repo(repo: GitRepo, tasks: list[dict], extra: dict[str, str] | N
     return base, candidate
 
 
-def run_cli(repo: GitRepo, *args: str, env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+def run_cli(repo: GitRepo, *args: str, env: dict | None = None, timeout: float = 120,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """runner.py on `repo`, started in `cwd` (default: the repository)."""
     import os
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.run([sys.executable, str(REPO_ROOT / "runner.py"), "--repo", str(repo.path), *args],
-                          cwd=repo.path, capture_output=True, text=True, env=full_env, timeout=timeout)
+                          cwd=cwd or repo.path, capture_output=True, text=True, env=full_env, timeout=timeout)
 
 
 def load_index(out: Path) -> dict:

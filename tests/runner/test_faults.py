@@ -133,10 +133,14 @@ def test_fixture_patch_is_applied_before_the_agent_starts(git_repo, tmp_path):
     assert run["edited_files"] == []
 
 
-def test_adapter_not_found_means_nothing_could_be_evaluated(git_repo, tmp_path):
+def test_adapter_that_cannot_start_means_nothing_could_be_evaluated(git_repo, tmp_path):
     base, candidate = build_suite_repo(git_repo, [task("t1"), task("t2")])
     out = tmp_path / "out"
-    result = evaluate(git_repo, base, candidate, out, tmp_path / "no-such-adapter")
+    # The program exists (the up-front check passes) but its interpreter does not: exec fails per run.
+    adapter = tmp_path / "adapter"
+    adapter.write_text(f"#!{tmp_path / 'no-such-interpreter'}\n")
+    adapter.chmod(0o755)
+    result = evaluate(git_repo, base, candidate, out, adapter)
     assert result.returncode == 3
     assert "no valid (base, candidate) pair among 4 runs" in result.stderr
     runs = load_runs(out)

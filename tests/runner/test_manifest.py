@@ -29,6 +29,15 @@ def rewrite_manifest(repo, data, name: str = MANIFEST) -> None:
     target.write_text(json.dumps(data, indent=2) if name.endswith(".json") else yaml.safe_dump(data))
 
 
+def manifest_problems(repo, data) -> list[str]:
+    """Validate a one-task suite whose manifest on disk is `data`; assert exit 2; the problem lines."""
+    base, candidate = build_suite_repo(repo, [task("t1")])
+    rewrite_manifest(repo, data)
+    result = validate(repo, base, candidate)
+    assert result.returncode == 2, result.stderr
+    return problem_lines(result.stderr)
+
+
 def test_reference_manifest_passes_the_schema_unchanged():
     assert schema_problems("manifest", reference_manifest(), "manifest.json") == []
 
@@ -42,6 +51,9 @@ def test_reference_manifest_validates_against_a_repository_holding_its_files(git
         files[t["prompt_file"]] = f"prompt {t['id']}\n"
         if t.get("fixture_patch"):
             files[t["fixture_patch"]] = ""
+        for argv in t["checks"]:
+            if argv[0] == "python" and argv[1].endswith(".py"):  # check scripts kept in the suite
+                files[argv[1]] = "print('ok')\n"
     base = git_repo.commit(files, "base")
     candidate = git_repo.commit({"CLAUDE.md": "claude, changed\n"}, "candidate")
     result = validate(git_repo, base, candidate, manifest="evals/instructions/manifest.json")
@@ -51,13 +63,9 @@ def test_reference_manifest_validates_against_a_repository_holding_its_files(git
 
 
 def test_unknown_keys_are_errors_with_exact_paths(git_repo):
-    base, candidate = build_suite_repo(git_repo, [task("t1")])
     data = manifest([task("t1", checkz=[["true"]])], surprise=True)
     data["defaults"]["timeout_secs"] = 3
-    rewrite_manifest(git_repo, data)
-    result = validate(git_repo, base, candidate)
-    assert result.returncode == 2
-    assert problem_lines(result.stderr) == [
+    assert manifest_problems(git_repo, data) == [
         "evals/manifest.json::$: Additional properties are not allowed ('surprise' was unexpected)",
         "evals/manifest.json::$.defaults: Additional properties are not allowed ('timeout_secs' was unexpected)",
         "evals/manifest.json::$.tasks[0]: Additional properties are not allowed ('checkz' was unexpected)",
@@ -65,11 +73,8 @@ def test_unknown_keys_are_errors_with_exact_paths(git_repo):
 
 
 def test_type_errors_name_the_json_path(git_repo):
-    base, candidate = build_suite_repo(git_repo, [task("t1")])
-    rewrite_manifest(git_repo, manifest([task("t1", checks="pytest")]))
-    result = validate(git_repo, base, candidate)
-    assert result.returncode == 2
-    assert problem_lines(result.stderr) == ["evals/manifest.json::$.tasks[0].checks: 'pytest' is not of type 'array'"]
+    assert manifest_problems(git_repo, manifest([task("t1", checks="pytest")])) == [
+        "evals/manifest.json::$.tasks[0].checks: 'pytest' is not of type 'array'"]
 
 
 def test_semantic_problems_are_all_reported_at_once(git_repo):
@@ -92,11 +97,8 @@ def test_semantic_problems_are_all_reported_at_once(git_repo):
 
 
 def test_unsafe_instruction_path_is_refused(git_repo):
-    base, candidate = build_suite_repo(git_repo, [task("t1")])
-    rewrite_manifest(git_repo, manifest([task("t1")], instruction_paths=["AGENTS.md", "../AGENTS.md"]))
-    result = validate(git_repo, base, candidate)
-    assert result.returncode == 2
-    assert problem_lines(result.stderr) == [
+    data = manifest([task("t1")], instruction_paths=["AGENTS.md", "../AGENTS.md"])
+    assert manifest_problems(git_repo, data) == [
         "evals/manifest.json::$.instruction_paths[1]: '../AGENTS.md' must stay inside the repository (no '..')"]
 
 
@@ -136,3 +138,15 @@ def test_files_missing_at_the_base_commit_stop_everything(git_repo, tmp_path):
     ]
     assert not counter.exists()
     assert not (out / "index.json").exists()
+
+
+def test_schema_and_semantic_problems_come_together_even_for_malformed_entries(git_repo):
+    tasks = ["not a task", task("t1", prompt_file="/etc/passwd", turns="x", forbidden_command_patterns=[1, "("])]
+    assert manifest_problems(git_repo, manifest(tasks)) == [
+        "evals/manifest.json::$.tasks[0]: 'not a task' is not of type 'object'",
+        "evals/manifest.json::$.tasks[1].forbidden_command_patterns[0]: 1 is not of type 'string'",
+        "evals/manifest.json::$.tasks[1].turns: 'x' is not of type 'array'",
+        "evals/manifest.json::$.tasks[1].prompt_file: '/etc/passwd' must be relative to the repository root",
+        "evals/manifest.json::$.tasks[1].forbidden_command_patterns[1]: invalid regex '(': "
+        "missing ), unterminated subpattern at position 0",
+    ]
