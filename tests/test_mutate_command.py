@@ -51,6 +51,8 @@ def test_bad_inputs_exit_2(git_repo, tmp_path):
     assert main([*common, "--base", base, "--operators", "bogus"]) == 2
     assert main([*common, "--base", base, "--truncate-at", "lots"]) == 2
     assert main([*common, "--base", base, "--tasks", "nope"]) == 2
+    missing_adapter = [*common[:-1], str(tmp_path / "no-such-adapter"), "--base", base]
+    assert main(missing_adapter) == 2 and not (tmp_path / "o" / "control").exists()  # refused before any run
 
 
 def test_markdown_names_what_survives():

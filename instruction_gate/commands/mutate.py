@@ -20,7 +20,7 @@ from pathlib import Path
 
 from instruction_gate import manifest as manifest_mod
 from instruction_gate import summary_json
-from instruction_gate.adapter import resolve_command
+from instruction_gate.adapter import checked_adapter_command
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.comparison import compare
 from instruction_gate.contract import missing_suite_files, read_tree, resolve_commit
@@ -115,13 +115,14 @@ def run(args: argparse.Namespace) -> int:
     command = args.adapter or os.environ.get("AGENT_ADAPTER_CMD")
     if not command:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
+    argv = checked_adapter_command(command, Path.cwd())  # a program that cannot start fails every mutant
     for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
     repo = repo_root(args.repo)
     manifest = manifest_mod.load(args.manifest)
     base_sha = resolve_commit(repo, args.base, "base")
-    problems = missing_suite_files(manifest, read_tree(repo, base_sha), str(args.manifest))
+    problems = missing_suite_files(manifest, read_tree(repo, base_sha), str(args.manifest), repo)
     if problems:
         raise ConfigError(f"{args.manifest}: references files missing at the base commit", problems)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
@@ -135,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         suite = manifest_mod.load(scratch.manifest_path)
         files = scratch.instruction_files(base_sha, suite)
         mutants = sample(generate(files, args.operators, patches, _truncate_at(args.truncate_at)), args.max_mutants)
-        runner = SuiteRunner(scratch.root, suite, resolve_command(command, Path.cwd()), split_environment(),
+        runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks)
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
