@@ -13,6 +13,7 @@ from instruction_gate import git, globs, manifest as manifest_mod
 from instruction_gate.contract import Contract
 from instruction_gate.errors import ConfigError
 from instruction_gate.manifest import Manifest
+from instruction_gate import suite_files
 from instruction_gate.rules.suite import module_paths
 from instruction_gate.workspace import Stage
 
@@ -43,7 +44,7 @@ def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_
     base_sha = contract_mod.resolve_commit(repo, base, "base")
     base_tree = contract_mod.read_tree(repo, base_sha)
     label, in_repo = str(manifest_path), repository_path(repo, manifest_path)
-    problems = contract_mod.missing_suite_files(manifest, base_tree, label, repo)
+    problems = suite_files.missing_suite_files(manifest, base_tree, label, repo)
     if manifest.tasks and all(t.prompt_files[0] not in base_tree for t in manifest.tasks):
         # One cause, said once, instead of every path the contract diff would list next.
         absent = f" (nor {in_repo})" if in_repo and in_repo not in base_tree else ""

@@ -23,7 +23,7 @@ from instruction_gate import summary_json
 from instruction_gate.adapter import checked_adapter_command
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.comparison import compare
-from instruction_gate.contract import missing_suite_files, read_tree, resolve_commit
+from instruction_gate.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
 from instruction_gate.mutations.operators import OPERATORS, generate, sample
@@ -35,6 +35,7 @@ from instruction_gate.prepare import check_all, repo_root
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.results import ResultSet, load_results
 from instruction_gate.secrets import split_environment
+from instruction_gate.suite_files import missing_suite_files
 from instruction_gate.summary_md import render
 from instruction_gate.workspace import VARIANTS
 

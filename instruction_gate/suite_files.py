@@ -1,0 +1,77 @@
+"""Suite files the manifest references, checked at the base commit before anything runs.
+
+Prompts, turns, fixture patches, reference solutions and task directories must exist in the
+base tree; so must check programs given as repository paths (`scripts/check.sh`, `python
+scripts/check.py`, relative to the task's cwd), unless the task's fixture patch creates them.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from pathlib import Path
+
+from instruction_gate import git
+from instruction_gate.adapter import program_file
+from instruction_gate.contract import Tree
+from instruction_gate.manifest import Manifest, Task
+
+
+def _directories(tree: Tree) -> set[str]:
+    """Every directory of the tree, "." included."""
+    dirs = {posixpath.dirname(p) for p in tree}
+    return {"."} | {"/".join(d.split("/")[: i + 1]) for d in dirs if d for i in range(d.count("/") + 1)}
+
+
+def patch_targets(patch: str) -> set[str]:
+    """Paths a git-style patch writes (`+++ b/path`, renames, copies); quoted names are not decoded."""
+    targets = set()
+    for line in patch.splitlines():
+        for prefix in ("+++ b/", "rename to ", "copy to "):
+            if line.startswith(prefix):
+                targets.add(line[len(prefix):].split("\t")[0])
+    return targets
+
+
+def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str, repo: Path | None = None) -> list[str]:
+    """Files the manifest references that are absent from the base commit.
+
+    With `repo`, check programs given as repository paths are included too (`scripts/check.sh`,
+    `python scripts/check.py`, relative to the task's cwd); one the task's fixture patch creates
+    counts as present.
+    """
+    problems = []
+    all_dirs = _directories(base_tree)
+    for i, task in enumerate(manifest.tasks):
+        where = f"{label}::$.tasks[{i}]"
+        names = [("prompt_file", task.prompt_files[0])] + [(f"turns[{j}]", p) for j, p in enumerate(task.prompt_files[1:])]
+        names += [("fixture_patch", task.fixture_patch), ("reference_solution", task.reference_solution)]
+        for key, path in names:
+            if path and path not in base_tree:
+                problems.append(f"{where}.{key}: {path} does not exist at the base commit")
+        if task.cwd not in all_dirs:
+            problems.append(f"{where}.cwd: directory {task.cwd} does not exist at the base commit")
+        if repo is not None:
+            problems += _missing_check_programs(repo, task, base_tree, all_dirs, where)
+    return problems
+
+
+def _missing_check_programs(repo: Path, task: Task, base_tree: Tree, all_dirs: set[str], where: str) -> list[str]:
+    problems = []
+    fixture_targets: set[str] | None = None
+    for j, argv in enumerate(task.checks):
+        found = program_file(argv)
+        if found is None or posixpath.isabs(found[1]):
+            continue  # a program on PATH or a host path: not a repository file
+        index, program = found
+        path = posixpath.normpath(posixpath.join(task.cwd, program))
+        if path == ".." or path.startswith("../") or path in base_tree or path in all_dirs:
+            continue
+        if fixture_targets is None:  # read only when needed: most checks name programs on PATH
+            fixture = task.fixture_patch if task.fixture_patch in base_tree else None
+            fixture_targets = patch_targets(git.out("cat-file", "blob", base_tree[fixture].oid, cwd=repo)) if fixture else set()
+        if path in fixture_targets:
+            continue
+        shown = program if path == program else f"{program} (from cwd {task.cwd}: {path})"
+        problems.append(f"{where}.checks[{j}][{index}]: {shown} does not exist at the base commit"
+                        + (" and the fixture patch does not create it" if task.fixture_patch else ""))
+    return problems
