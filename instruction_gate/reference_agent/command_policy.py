@@ -36,6 +36,7 @@ _REFUSED = {
     "node": ("--eval", "--print", "--require", "--import", "--loader", "--experimental-loader"),
     "make": ("--file", "--makefile", "--eval"),
     "tox": ("-x", "--override", "--installpkg"),
+    "pytest": ("-o", "--override-ini"),
     "cargo": ("--config", "-Z"),
     "go": ("-exec", "-toolexec", "-overlay", "-modfile"),
 }
@@ -44,7 +45,12 @@ _REFUSED = {
 _CLUSTERS = {"python": "c", "node": "epr", "make": "fE"}
 #: `python -m` modules that run tests, linters or type checkers over the project.
 _PYTHON_MODULES = {"pytest", "unittest", "doctest", "compileall", "py_compile", "mypy", "ruff", "black",
-                   "flake8", "pylint", "tox", "nox", "coverage"}
+                   "flake8", "pylint", "tox", "nox"}
+#: Package-manager options that only shape output or which workspace runs; any other option
+#: before `--` is refused (npm takes any `--key=value` as configuration: registry, shell, node options).
+_PACKAGE_OPTIONS = {"-s", "--silent", "-q", "--quiet", "--if-present", "-w", "--workspace", "--workspaces", "--ws",
+                    "--no-audit", "--no-fund", "--prefer-offline", "--offline", "--frozen-lockfile",
+                    "--ignore-scripts", "--include-workspace-root", "-r", "--recursive"}
 
 
 def _is_option(arg: str, option: str) -> bool:
@@ -89,11 +95,21 @@ def _interpreter_options(family: str, argv: list[str]) -> str | None:
             if flag in _CLUSTERS[family]:
                 return f"{arg} would run code given inline or from another file"
             if family == "python" and flag == "m":
+                inline = bool(arg[2 + index:])
                 module = arg[2 + index:] or (argv[position + 1] if position + 1 < len(argv) else "")
                 if module.split(".")[0] not in _PYTHON_MODULES:
                     return f"python -m {module} is not a test, lint or type-check module"
-                return None  # the module's own arguments follow
+                # The module's own arguments follow: judged as if the module were the program.
+                rest = argv[position + (1 if inline else 2):]
+                return _module_options(module.split(".")[0], rest)
     return None
+
+
+def _module_options(module: str, args: list[str]) -> str | None:
+    for arg in args:
+        if any(_is_option(arg, option) for option in _REFUSED.get(module, ())):
+            return f"{arg} would run code that is not the project's"
+    return _pytest([module, *args]) if module == "pytest" else None
 
 
 def _make(argv: list[str]) -> str | None:
@@ -102,7 +118,11 @@ def _make(argv: list[str]) -> str | None:
 
 
 def _package_manager(argv: list[str]) -> str | None:
-    words = [a for a in argv[1:] if not a.startswith("-")]
+    own = argv[1:argv.index("--")] if "--" in argv else argv[1:]  # after `--`: the script's arguments
+    foreign = next((a for a in own if a.startswith("-") and a.split("=", 1)[0] not in _PACKAGE_OPTIONS), None)
+    if foreign:
+        return f"{foreign}: {argv[0]} reads options as configuration (registry, shell, node options)"
+    words = [a for a in own if not a.startswith("-")]
     if words and words[0] in ("install", "i") and len(words) > 1:
         return f"{argv[0]} {words[0]} with package names fetches code the project does not pin"
     return None
