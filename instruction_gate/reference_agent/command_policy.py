@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -32,8 +33,12 @@ _SUBCOMMANDS = {
 #: Options (any position) that run code that is not the project's; `--long=value` and `-Xvalue`
 #: spellings count. Short options of programs that accept clusters (`-Bc`) are in _CLUSTERS.
 _REFUSED = {
-    "git": ("--upload-pack", "--receive-pack", "--exec", "-O", "--open-files-in-pager", "--config-env", "--exec-path"),
-    "node": ("--eval", "--print", "--require", "--import", "--loader", "--experimental-loader"),
+    # --output writes text of the git objects (instruction files, commit messages) into a file
+    # another command could then run.
+    "git": ("--upload-pack", "--receive-pack", "--exec", "-O", "--open-files-in-pager", "--config-env", "--exec-path",
+            "--output"),
+    "node": ("--eval", "--print", "--require", "--import", "--loader", "--experimental-loader",
+             "--inspect", "--inspect-brk", "--inspect-wait", "--inspect-port"),
     "make": ("--file", "--makefile", "--eval"),
     "tox": ("-x", "--override", "--installpkg"),
     "pytest": ("-o", "--override-ini"),
@@ -57,6 +62,10 @@ def _is_option(arg: str, option: str) -> bool:
     if option.startswith("--") or len(option) > 2:
         return arg == option or arg.startswith(option + "=")
     return arg.startswith(option) and not arg.startswith("--")
+
+
+#: URL schemes that name code to load (`data:` inline, `file:` anywhere on disk, remote modules).
+_CODE_URL = re.compile(r"(?i)\b(?:data|file|https?|blob|node):")
 
 
 def _outside(arg: str, repo_root: Path, cwd: Path) -> bool:
@@ -123,7 +132,8 @@ def _package_manager(argv: list[str]) -> str | None:
     if foreign:
         return f"{foreign}: {argv[0]} reads options as configuration (registry, shell, node options)"
     words = [a for a in own if not a.startswith("-")]
-    if words and words[0] in ("install", "i") and len(words) > 1:
+    after = argv[argv.index("--") + 1:] if "--" in argv else []
+    if words and words[0] in ("install", "i", "ci") and (len(words) > 1 or after):
         return f"{argv[0]} {words[0]} with package names fetches code the project does not pin"
     return None
 
@@ -168,8 +178,10 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path) -> str | None:
         if family == "make" and arg.startswith("-") and not arg.startswith("--") \
                 and any(flag in _CLUSTERS["make"] for flag in arg[1:]):
             return f"{arg} would read a makefile or code from elsewhere"
-        if family == "node" and arg.startswith("data:"):
-            return f"{arg} would run code given inline"
+        if family in ("node", "npm", "pnpm", "yarn") and _CODE_URL.search(arg):
+            return f"{arg} names code by URL (inline, on disk or remote)"
+        if family == "git" and (arg.startswith(":") or any(c in arg for c in "*?[")):
+            return f"{arg}: git pathspec magic or globs could name instruction files"
         if any(fnmatch.fnmatch(os.path.basename(arg), g) for g in INSTRUCTION_FILE_GLOBS):
             return f"{arg} is an instruction file"
         if _outside(arg, repo_root, cwd):
