@@ -1,4 +1,5 @@
-"""IG003: relative Markdown links and Claude `@imports` that point to missing files."""
+"""IG003: relative Markdown links and Claude `@imports` that point to missing files, and
+`@imports` of files outside the repository."""
 
 from __future__ import annotations
 
@@ -41,8 +42,18 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         if not source.endswith(("CLAUDE.md", "CLAUDE.local.md")):
             continue
         for ref in claude_imports(text):
-            if ref.startswith("~") or not _missing(ctx, source, ref):
+            if _outside(ctx, source, ref):
+                problem = ("imports a file outside the repository: the agent would load text no reviewer "
+                           "sees in this pull request")
+            elif _missing(ctx, source, ref):
+                problem = "points to a missing file"
+            else:
                 continue
             number = next((ln.number for ln in markdown.lines(text) if f"@{ref}" in ln.text), 1)
-            yield Finding("IG003", source, number, f"Import `@{ref}` points to a missing file.",
-                          f"import:{ref}")
+            yield Finding("IG003", source, number, f"Import `@{ref}` {problem}.", f"import:{ref}")
+
+
+def _outside(ctx: LintContext, source: str, ref: str) -> bool:
+    """An import of the home directory, an absolute path or a path leaving the repository.
+    Decided from the text alone: whatever is there on this machine is never read."""
+    return ref.startswith(("~", "/")) or ctx.resolve(source, ref) is None

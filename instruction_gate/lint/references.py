@@ -20,6 +20,9 @@ _INTERPRETERS = {"python", "python3", "bash", "sh", "zsh", "node", "ruby", "perl
 _NODE_RUNNERS = {"npm", "yarn", "pnpm", "bun"}
 #: Shorthands that run a package.json script of the same name.
 _NODE_SHORTHANDS = {"test": "test", "t": "test"}
+#: `run` targets the package manager itself provides (`npm run env` prints the script
+#: environment), defined without any package.json entry.
+_NODE_BUILTIN_RUN_TARGETS = {"npm": {"env"}, "pnpm": {"env"}, "yarn": {"env"}}
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,8 @@ def _commands(argv: list[str]) -> Iterator[tuple[str, str, str | None]]:
             yield from _make(argv)
     elif head in _NODE_RUNNERS and rest:
         if rest[0] in ("run", "run-script") and len(rest) > 1 and not rest[1].startswith("-"):
-            yield "npm", rest[1], None
+            if rest[1] not in _NODE_BUILTIN_RUN_TARGETS.get(head, ()):
+                yield "npm", rest[1], None
         elif rest[0] in _NODE_SHORTHANDS and head != "bun":
             yield "npm", _NODE_SHORTHANDS[rest[0]], None
     elif head == "tox":

@@ -54,17 +54,18 @@ def _lookup(ctx: LintContext, ref: Reference, source: str
 
 _RUNNER_FILES = {"make": "Makefile", "npm": "package.json", "tox": "tox configuration", "nox": "noxfile.py"}
 _WHAT = {"make": "make target", "npm": "package.json script", "tox": "tox environment", "nox": "nox session"}
+_NOUN = {"make": "target", "npm": "script", "tox": "environment", "nox": "session"}
 
 
 def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
     config, known, member = _lookup(ctx, ref, source)
     if config is None:
-        reason = f"no {_RUNNER_FILES[ref.kind]} found for `{ref.name}`"
+        reason = f"no {_RUNNER_FILES[ref.kind]} found"
     elif known is None or member(ref.name, known):
         return None  # defined, or generated in ways a static reader cannot follow
     else:
-        reason = f"{config} defines no {_WHAT[ref.kind]} `{ref.name}`"
-    return Finding("IG001", source, ref.line, f"Unknown {_WHAT[ref.kind]}: {reason}.",
+        reason = f"{config} defines no such {_NOUN[ref.kind]}"
+    return Finding("IG001", source, ref.line, f"Unknown {_WHAT[ref.kind]} `{ref.name}`: {reason}.",
                    f"{ref.kind}:{ref.option or ''}:{ref.name}", ref.column + 1)
 
 
@@ -80,9 +81,9 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         return None
     if any(p is not None and ctx.is_ignored(p) for p in (relative, from_root)):
         return None  # build output or a tool's directory, listed in .gitignore
-    return Finding("IG002", source, ref.line,
-                   f"Referenced path `{ref.name}` does not exist (looked in "
-                   f"{posixpath.dirname(source) or 'the repository root'} and the root).",
+    directory = posixpath.dirname(source)
+    looked = f"{directory}/ and the repository root" if directory else "the repository root"
+    return Finding("IG002", source, ref.line, f"Referenced path `{ref.name}` does not exist (looked in {looked}).",
                    f"path:{ref.name}", ref.column + 1)
 
 
