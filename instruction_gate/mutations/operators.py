@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import partial
 from pathlib import Path
 from typing import Iterable
@@ -56,27 +57,34 @@ def _spread(count: int) -> list[int]:
     return [i for i in order if i < count]
 
 
-def _spread_over_files(mutants: list[Mutant], indices: list[int]) -> list[int]:
-    """One operator's mutants (by index): files taken in turn, each file's in spread order."""
+def _queues_by_file(mutants: list[Mutant], indices: list[int]) -> dict[str, list[int]]:
+    """One operator's mutants (by index) per file, in file name order, each file's in spread order."""
     by_file: dict[str, list[int]] = {}
     for index in indices:
         by_file.setdefault(mutants[index].path or "", []).append(index)
-    return _round_robin([[group[i] for i in _spread(len(group))] for _, group in sorted(by_file.items())])
-
-
-def _round_robin(queues: list[list[int]]) -> list[int]:
-    return [queue[i] for i in range(max(map(len, queues), default=0)) for queue in queues if i < len(queue)]
+    return {path: [group[i] for i in _spread(len(group))] for path, group in sorted(by_file.items())}
 
 
 def sample(mutants: list[Mutant], limit: int | None) -> list[Mutant]:
     """At most `limit` mutants, chosen deterministically: patch files first, then in turn one
-    mutant of each operator (spread over files and positions), so a small budget still tests
-    every operator rather than only the first. The chosen ones keep their generation order."""
+    mutant of each operator, each time from the file that has the fewest chosen mutants so far
+    (ties: file name order) and spread over its positions, so a small budget still tests every
+    operator and every file rather than only the first. The chosen ones keep their generation order."""
     if limit is None or limit >= len(mutants):
         return list(mutants)
     by_operator: dict[str, list[int]] = {}
     for index, mutant in enumerate(mutants):
         by_operator.setdefault(mutant.operator, []).append(index)
-    patches = by_operator.pop("patch", [])
-    priority = patches + _round_robin([_spread_over_files(mutants, group) for group in by_operator.values()])
-    return [mutants[i] for i in sorted(priority[:limit])]
+    chosen = by_operator.pop("patch", [])[:limit]
+    taken = Counter(mutants[i].path or "" for i in chosen)
+    queues = [_queues_by_file(mutants, group) for group in by_operator.values()]
+    while len(chosen) < limit and any(queues):
+        for per_file in queues:
+            if not per_file or len(chosen) >= limit:
+                continue
+            path = min(per_file, key=lambda p: (taken[p], p))
+            chosen.append(per_file[path].pop(0))
+            taken[path] += 1
+            if not per_file[path]:
+                del per_file[path]
+    return [mutants[i] for i in sorted(chosen)]

@@ -212,3 +212,14 @@ def test_max_mutants_takes_patches_first_then_every_operator_in_turn(tmp_path):
     rules = [m for m in sample(mutants, 16) if m.operator == "delete-rule"]
     assert [(m.path, m.line) for m in rules] == [("AGENTS.md", 3), ("AGENTS.md", 7), ("svc/AGENTS.md", 3)]
     assert sample(mutants, None) == mutants and sample(mutants, 999) == mutants
+
+
+def test_max_mutants_alternates_files_across_operators():
+    override = "# Service\n\n- Always run `make svc-test` first.\n- Never edit `gen/`.\n\n## Deploy\n- Use `make deploy`.\n"
+    files = {"AGENTS.md": AGENTS.encode(), "svc/AGENTS.override.md": override.encode()}
+    mutants = generate(files)
+    chosen = sample(mutants, 5)
+    per_file = [sum(m.path == path for m in chosen) for path in sorted(files)]
+    assert sorted(per_file) == [2, 3]  # both files, as evenly as 5 allows
+    assert len({m.operator for m in chosen}) == 5  # still one of each operator
+    assert [m.id for m in sample(mutants, 5)] == [m.id for m in chosen]  # deterministic
