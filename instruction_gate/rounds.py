@@ -84,16 +84,24 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
         values, pairs = success_values(store.runs, tasks, round_number)
         look = sequential.assess(values, pairs, bound, design, round_number, confidences)
         block["looks"].append(_look_record(look))
-        blocking = _blocking_regressions(candidate_regressions(store.runs), blocks, needed)
+        regressions = [line for line in candidate_regressions(store.runs) if blocks(line.rsplit(": ", 1)[-1])]
+        blocking = _blocking_regressions(regressions, blocks, needed)
+        label = f"round {round_number}/{design.max_rounds}"
         if blocking:
             # A candidate-only hard failure is concrete evidence no later round can undo; the
             # success rate's look is recorded but is not what decided.
             detail = f"blocking hard-gate regression{'s' * (len(blocking) > 1)}: {', '.join(blocking[:5])}"
             store.header["stopped"] = {"round": round_number, "reason": "fail", "detail": detail}
-            print(f"round {round_number}/{design.max_rounds}: stopped, {detail} "
-                  f"(success rate alone: {look.reason})", file=sys.stderr, flush=True)
+            print(f"{label}: stopped by a {detail}", file=sys.stderr, flush=True)
             break
-        print(f"round {round_number}/{design.max_rounds}: {look.reason}", file=sys.stderr, flush=True)
+        if look.stop in ("pass", "futility") and regressions and round_number < design.max_rounds:
+            # A regression that has not yet shown in as many repeats as the policy needs may still
+            # do so: passing now would let one round decide what the policy gave several to decide.
+            print(f"{label}: {look.reason}; not stopping: hard-gate regression(s) awaiting reproduction: "
+                  f"{', '.join(regressions[:5])}", file=sys.stderr, flush=True)
+            store.write_index()
+            continue
+        print(f"{label}: {look.reason}", file=sys.stderr, flush=True)
         if look.stop:
             store.header["stopped"] = {"round": round_number, "reason": look.stop, "detail": look.reason}
             break

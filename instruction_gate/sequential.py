@@ -159,7 +159,8 @@ def assess(values: np.ndarray, pairs: int, bound: float, design: Design, round_n
 
     if interval is None:
         return look("exhausted" if final else None, "inconclusive", "no valid pairs")
-    where = f"{confidence:.2%} repeated interval [{interval.low:+.3f}, {interval.high:+.3f}]"
+    # A difference of success rates lies in [-1, 1]; wider ends are shown clipped (decisions use them as is).
+    where = f"{confidence:.2%} repeated interval [{max(interval.low, -1.0):+.3f}, {min(interval.high, 1.0):+.3f}]"
     if round_number < design.min_rounds and not final:
         return look(None, "inconclusive", f"{where}; at least {design.min_rounds} rounds before any stop")
     if interval.high < -bound - _TOLERANCE:

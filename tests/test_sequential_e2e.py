@@ -58,6 +58,19 @@ def test_benign_edit_passes_after_the_first_round(tmp_path):
     assert index["sequential"]["looks"][0]["verdict"] == "pass"
 
 
+def test_a_regression_awaiting_reproduction_keeps_the_rounds_going(tmp_path):
+    # min_reproductions 2: one round can show each regression once only, so round 1 may not pass.
+    policy = _policy(tmp_path, soft={"max_success_rate_drop": 0.1}, hard={"min_reproductions": 2},
+                     sequential={"max_rounds": 3})
+    done, index = _evaluate_example(tmp_path, "contradiction", policy)
+    assert done.returncode == 1, done.stderr
+    assert index["stopped"]["round"] == 2 and index["stopped"]["reason"] == "fail", index["stopped"]
+    assert "awaiting reproduction" in done.stderr
+    compared = _cli("compare", "--results", str(tmp_path / "out"), "--policy", policy,
+                    "--summary", str(tmp_path / "summary.md"), cwd=tmp_path)
+    assert compared.returncode == 1  # as the fixed design decides
+
+
 # The candidate breaks t1 every time; t2 and t3 never change. Checks failing do not block here,
 # so only the success rate decides, and one lost task of three is not clear either way.
 BREAK_T1 = '''
