@@ -97,8 +97,8 @@ def power_for(success: MetricResult, pairing: Pairing, policy: Policy) -> stats.
 
 
 def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None = None) -> Comparison:
-    pairing = pair_runs(results)
     spending = spending_compare.combined(results.headers)
+    pairing = pair_runs(results, count_unstarted=(spending.get("stopped") or {}).get("reason") != "budget")
     metrics = spending_compare.sequential_metrics(evaluate_metrics(pairing.pairs, policy.soft, policy.statistics),
                                                   pairing.pairs, policy, spending)
     metrics += evaluate_rule_metrics(pairing.pairs, policy.soft, policy.statistics)

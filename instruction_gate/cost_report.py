@@ -57,7 +57,10 @@ def markdown(header: dict[str, Any]) -> list[str]:
                          f"computed for; the other metrics use the policy's level.")
         lines.append("")
     elif isinstance(stopped, dict):
-        lines.append(f"Stopped early — {stopped.get('reason')}: {stopped.get('detail')}")
+        detail = str(stopped.get("detail") or "")
+        reason = str(stopped.get("reason") or "")
+        # The detail usually names its reason already ("budget: max_agent_runs 8 reached ...").
+        lines.append(f"Stopped early — {detail if detail.startswith(reason) else f'{reason}: {detail}'}")
         lines.append("")
     unpriced = f" ({cost['unpriced_runs']} runs reported no cost)" if cost.get("unpriced_runs") else ""
     lines += ["| | agent runs | provider cost |", "|---|---|---|",
@@ -66,9 +69,14 @@ def markdown(header: dict[str, Any]) -> list[str]:
         lines.append(f"| reused base runs (baseline cache, not re-run) | {cost['reused_runs']} | $0 |")
     lines.append(f"| fixed design (every task × every repeat, both arms) | {cost['fixed_design_runs']} | "
                  f"{_usd(cost.get('fixed_design_usd'))} (estimate) |")
+    budget_stop = isinstance(stopped, dict) and stopped.get("reason") == "budget"
     if cost.get("saved_runs", 0) > 0:
         share = cost["saved_runs"] / cost["fixed_design_runs"] if cost["fixed_design_runs"] else 0.0
-        lines += ["", f"Saved {cost['saved_runs']} agent runs ({share:.0%}) against the fixed design."]
+        if budget_stop:  # not a saving: the cap left the evidence incomplete
+            lines += ["", f"{cost['saved_runs']} planned agent runs ({share:.0%}) were not run: the budget cap stopped "
+                          "the evaluation, so its verdict cannot be a pass."]
+        else:
+            lines += ["", f"Saved {cost['saved_runs']} agent runs ({share:.0%}) against the fixed design."]
     if cost.get("reused_runs"):
         lines += ["", "Reused base runs were recorded earlier, not interleaved in time with the candidate runs; "
                       "see README, \"Spending fewer runs\"."]

@@ -54,8 +54,11 @@ def _invalid_reason(run: dict[str, Any]) -> str:
     return f"invalid ({run.get('failure_class') or 'infrastructure'}): {reason}"
 
 
-def pair_runs(results: ResultSet) -> Pairing:
-    keys = {(t, r) for (t, r, _) in results.runs} | results.planned_pairs
+def pair_runs(results: ResultSet, count_unstarted: bool = True) -> Pairing:
+    """Pairs of valid runs and what was lost. `count_unstarted=False` (a budget cap stopped the
+    evaluation) leaves planned pairs that never started out of the plan: they were not lost, and
+    the verdict says inconclusive because of the cap instead."""
+    keys = {(t, r) for (t, r, _) in results.runs} | (results.planned_pairs if count_unstarted else set())
     pairs: list[Pair] = []
     lost: list[LostRun] = []
     valid_runs = {variant: 0 for variant in VARIANTS}

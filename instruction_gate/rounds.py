@@ -201,7 +201,8 @@ def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Con
     cost = finish(evaluation, chosen.budget, tasks, repeats)
     stopped = evaluation.store.header.get("stopped")
     if stopped:
-        print(f"stopped: {stopped['reason']} (round {stopped['round']}): {stopped['detail']}", file=sys.stderr)
+        when = f" (round {stopped['round']})" if stopped.get("round") is not None else ""
+        print(f"stopped{when}: {stopped['detail']}", file=sys.stderr)
     print(f"cost: {cost['agent_runs']} agent runs, ${cost['provider_usd']:.4f}; the fixed design: "
           f"{cost['fixed_design_runs']} runs", file=sys.stderr)
 

@@ -150,3 +150,16 @@ def test_shard_jobs_together_stay_within_the_evaluations_run_cap(git_repo, tmp_p
         assert index["budget"]["max_agent_runs"] == 4 and index["budget"]["share"] == 0.5
         runs += len(index["runs"])
     assert runs == 8  # not 8 per shard
+
+
+def test_a_tight_run_cap_is_inconclusive_not_could_not_evaluate(git_repo, tmp_path):
+    # 2 of 6 planned pairs run: the 4 never started are not lost runs, the cap explains them.
+    policy = _policy(tmp_path, budget={"max_agent_runs": 4})
+    out, index = _evaluate_capped(git_repo, tmp_path, ["t1", "t2", "t3"], policy)
+    assert len(index["runs"]) == 4
+    compared, summary = _compare(out, policy)
+    assert compared.returncode == 0 and summary["verdict"] == "inconclusive", summary["headline"]
+    assert summary["not_evaluated"] == [] and "budget cap" in summary["headline"]
+    text = (out / "summary.md").read_text()
+    assert "were not run: the budget cap stopped the evaluation" in text and "Saved" not in text
+    assert "budget: budget:" not in text
