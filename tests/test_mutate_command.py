@@ -34,13 +34,22 @@ def test_a_suite_that_checks_nothing_lets_every_mutant_survive(git_repo, tmp_pat
     base, manifest, adapter = small_suite(git_repo, tmp_path)
     out = tmp_path / "out"
     code = main(["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
-                 "--out", str(out), "--adapter", adapter, "--operators", "delete-rule", "--min-score", "0.5"])
+                 "--out", str(out), "--adapter", adapter, "--operators", "delete-rule", "swap-overrides",
+                 "--min-score", "0.5"])
     report = json.loads((out / "mutation.json").read_text())
     assert report["control"]["status"] == "survived"
     assert [m["status"] for m in report["mutants"]] == ["survived", "survived"]
     assert [m["rule"] for m in report["mutants"]] == ["Always run the tests.", "Never push."]
     assert code == 1  # score 0 < --min-score 0.5
-    assert "| `delete-rule:AGENTS.md:3` | survived |" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "| `delete-rule:AGENTS.md:3` | survived |" in printed.out
+    # An operator without a mutant is named, not silent: on stderr before any run and in mutation.md.
+    assert printed.err.startswith("mutate: mutants per operator: delete-rule 2\n"
+                                  "mutate: not applicable here (no mutant): swap-overrides (no AGENTS.override.md "
+                                  "next to an AGENTS.md with other content)\n")
+    written = (out / "mutation.md").read_text()
+    assert "Not applicable here (no mutant): swap-overrides (no AGENTS.override.md" in written
+    assert report["generated"] == {"delete-rule": 2, "swap-overrides": 0}
 
 
 def test_bad_inputs_exit_2(git_repo, tmp_path):
@@ -64,8 +73,26 @@ def test_markdown_names_what_survives():
                             agent_runs=6, naive_agent_runs=12)
     text = markdown(report)
     assert "**1/2 killed** (50%)" in text and "Never push \\| force" in text and "naive cost" in text
+    assert "### Surviving mutants: the suite did not notice these changes" in text
+    assert "| Never push \\| force | no task depends on what was removed |" in text
     assert "[diff](d/mutant.diff)" in text and "[summary](e/summary.md)" in text
     assert to_json(report)["score"]["ratio"] == 0.5
+
+
+def test_a_surviving_contradiction_is_not_called_an_unused_rule():
+    """A prohibition plus an inserted opposite ("Never edit vendor/**", "Always edit vendor/**") can
+    survive while the prohibition is obeyed and depended on: the report must not say no task depends on it."""
+    mutant = Mutant("contradiction:AGENTS.md:3:2", "contradiction",
+                    'inserted "Always edit vendor/**." after AGENTS.md:3', "Never edit vendor/**.",
+                    {"AGENTS.md": b""}, "AGENTS.md", 3)
+    report = MutationReport("a" * 40, Outcome(None, SURVIVED, "PASS", "a" * 40, "c"),
+                            [Outcome(mutant, SURVIVED, "PASS", "b" * 40, "d")], agent_runs=4, naive_agent_runs=8,
+                            generated={"contradiction": 3, "delete-rule": 0})
+    text = markdown(report)
+    assert "no task depends" not in text
+    assert "| no task notices the opposite rule; for a prohibition, the prohibition may simply win |" in text
+    assert "Mutants per operator: contradiction 1 of 3." in text
+    assert "Not applicable here (no mutant): delete-rule (no item or sentence that says what to do)." in text
 
 
 def test_each_mutant_keeps_its_diff_and_summary_and_max_mutants_spans_operators(git_repo, tmp_path):

@@ -3,7 +3,7 @@
 For a base commit it generates mutants (operators and `mutations/*.patch`), commits each in a
 private scratch repository, runs the suite's base arm once and each mutant's candidate arm,
 and lets the compare engine judge every mutant. A mutant the gate fails is killed; one it
-passes survives and names an instruction no task depends on. An A/A control (candidate
+passes survives: the suite did not notice that change. An A/A control (candidate
 identical to base) must survive. Each mutant's directory keeps `mutant.diff` and the summary
 compare would write, since the scratch repository with the mutant commits is removed. Exit 1
 when the control is killed or the score is below `--min-score`; without `--min-score` it only
@@ -26,8 +26,9 @@ from instruction_gate.comparison import compare
 from instruction_gate.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
-from instruction_gate.mutations.operators import OPERATORS, generate, sample
-from instruction_gate.mutations.report import NOT_EVALUATED, SURVIVED, MutationReport, Outcome, markdown, status_of, to_json
+from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample
+from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, MutationReport, Outcome, markdown,
+                                               not_applicable, operator_counts, status_of, to_json)
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
 from instruction_gate.policy import Policy, load_policy, policy_from_dict
@@ -136,7 +137,13 @@ def run(args: argparse.Namespace) -> int:
     with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
         suite = manifest_mod.load(scratch.manifest_path)
         files = scratch.instruction_files(base_sha, suite)
-        mutants = sample(generate(files, args.operators, patches, _truncate_at(args.truncate_at)), args.max_mutants)
+        generated = generate(files, args.operators, patches, _truncate_at(args.truncate_at))
+        mutants = sample(generated, args.max_mutants)
+        per_operator = counts(generated, args.operators)
+        print(f"mutate: mutants per operator: {operator_counts(per_operator, counts(mutants, args.operators))}",
+              file=sys.stderr)
+        if not_applicable(per_operator):
+            print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks)
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
@@ -156,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
             outcomes.append(judge(results_dir, policy, mutant, sha))
             print(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
-    report = MutationReport(base_sha, control, outcomes, runner.executed, naive)
+    report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator)
     summary = markdown(report, args.out)
     write_text_atomic(args.out / "mutation.md", summary + "\n")
     write_json_atomic(args.out / "mutation.json", to_json(report))

@@ -18,7 +18,7 @@ class Mutant:
     id: str  #: stable and unique within a run, e.g. `delete-rule:AGENTS.md:12`
     operator: str  #: the operator (or `patch`) that made it
     description: str  #: what was done, for the report
-    rule: str  #: the instruction removed or altered (what no task depends on if the mutant survives)
+    rule: str  #: the instruction removed or altered (what the suite did not notice if the mutant survives)
     changes: dict[str, bytes | None] = field(repr=False)  #: path -> new bytes; None deletes the file
     path: str | None = None  #: where the change is, for the report
     line: int | None = None

@@ -24,6 +24,22 @@ OPERATORS: dict[str, Operator] = {
     "swap-overrides": swap_overrides,
 }
 
+#: What is missing when an operator makes no mutant, for the report's "not applicable here" list.
+NOT_APPLICABLE = {
+    "truncate": "no instruction file longer than the cut",
+    "stale-command": "no command, script or path referenced in code",
+    "contradiction": "no always/never directive to invert",
+    "delete-section": "no Markdown heading",
+    "delete-rule": "no item or sentence that says what to do",
+    "swap-overrides": "no AGENTS.override.md next to an AGENTS.md with other content",
+}
+
+
+def counts(mutants: Iterable[Mutant], operator_names: Iterable[str]) -> dict[str, int]:
+    """Mutants per operator: patch files (when any) and every requested operator, zeros included."""
+    found = Counter(m.operator for m in mutants)
+    return {**({"patch": found["patch"]} if found["patch"] else {}), **{name: found[name] for name in operator_names}}
+
 
 def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[str, Operator]]:
     """Operators by name; unknown names are a configuration error listing the valid ones."""

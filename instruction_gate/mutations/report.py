@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
 from instruction_gate.mutations.model import Mutant
+from instruction_gate.mutations.operators import NOT_APPLICABLE
 from instruction_gate.records import RECORD_SCHEMA_VERSION
 
 KILLED, SURVIVED, NOT_EVALUATED = "killed", "survived", "not evaluated"
+
+#: What the suite failed to show when a mutant of each operator survives. Not always "no task
+#: depends on this rule": an inserted "Always edit X" next to "Never edit X" is outvoted when
+#: prohibitions win, so the rule can still be obeyed and depended on.
+SURVIVOR_MEANING = {
+    "delete-rule": "no task depends on what was removed",
+    "delete-section": "no task depends on what was removed",
+    "truncate": "no task depends on what was removed",
+    "stale-command": "no task runs that command",
+    "contradiction": "no task notices the opposite rule; for a prohibition, the prohibition may simply win",
+    "swap-overrides": "no task runs where the override applies",
+    "patch": "the suite did not notice the patch",
+}
 
 
 def status_of(exit_code: int) -> str:
@@ -37,6 +52,7 @@ class MutationReport:
     outcomes: list[Outcome]
     agent_runs: int  #: runs actually executed (base once, candidate per mutant, plus the control)
     naive_agent_runs: int  #: a full paired evaluation per mutant and for the control
+    generated: dict[str, int] = field(default_factory=dict)  #: operator -> mutants made, before --max-mutants
 
     @property
     def killed(self) -> int:
@@ -61,6 +77,20 @@ def _files(o: Outcome, out_dir: Path | None) -> str:
     return f"{_link(o, out_dir, 'mutant.diff', 'diff')} · {_link(o, out_dir, 'summary.md', 'summary')}"
 
 
+def operator_counts(generated: dict[str, int], evaluated: dict[str, int]) -> str:
+    """`truncate 2, delete-rule 1 of 4`: mutants per operator that made any, with how many a
+    budget kept when it kept fewer."""
+    parts = [f"{name} {n}" if evaluated.get(name, 0) == n else f"{name} {evaluated.get(name, 0)} of {n}"
+             for name, n in generated.items() if n]
+    return ", ".join(parts) or "none"
+
+
+def not_applicable(generated: dict[str, int]) -> str:
+    """The operators that made no mutant, each with what it needs, or "" when all applied."""
+    return ", ".join(f"{name} ({NOT_APPLICABLE.get(name, 'produced no mutant')})"
+                     for name, n in generated.items() if n == 0)
+
+
 def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
     """The report; `out_dir` is where it is written, so links to each mutant's files are relative."""
     total, killed = len(report.outcomes), report.killed
@@ -75,12 +105,20 @@ def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
              f"Agent runs: {report.agent_runs} (base runs shared by every mutant); naive cost of a full paired "
              f"evaluation per mutant: {report.naive_agent_runs}.",
              "Each mutant's directory keeps `mutant.diff` (the change, base -> mutant) and `summary.md` "
-             "(the gate's verdict on it).", ""]
+             "(the gate's verdict on it)."]
+    if report.generated:
+        evaluated = Counter(o.mutant.operator for o in report.outcomes if o.mutant)
+        lines.append(f"Mutants per operator: {operator_counts(report.generated, evaluated)}.")
+        skipped = not_applicable(report.generated)
+        lines += [f"Not applicable here (no mutant): {skipped}."] if skipped else []
+    lines.append("")
     survivors = [o for o in report.outcomes if o.status != KILLED]
     if survivors:
-        lines += ["### Surviving mutants: no task depends on these instructions", "",
-                  "| mutant | status | change | instruction removed or altered | files |", "|---|---|---|---|---|"]
+        lines += ["### Surviving mutants: the suite did not notice these changes", "",
+                  "| mutant | status | change | instruction removed or altered | what surviving means | files |",
+                  "|---|---|---|---|---|---|"]
         lines += [f"| `{o.mutant.id}` | {o.status} | {_cell(o.mutant.description)} | {_cell(o.mutant.rule)} "
+                  f"| {SURVIVOR_MEANING.get(o.mutant.operator, 'the suite did not notice the change')} "
                   f"| {_files(o, out_dir)} |" for o in survivors if o.mutant]
         lines.append("")
     killed_rows = [o for o in report.outcomes if o.status == KILLED]
@@ -110,4 +148,5 @@ def to_json(report: MutationReport) -> dict[str, Any]:
                       "not_evaluated": sum(o.status == NOT_EVALUATED for o in report.outcomes)},
             "control": _outcome(report.control),
             "cost": {"agent_runs": report.agent_runs, "naive_agent_runs": report.naive_agent_runs},
+            "generated": report.generated,
             "mutants": [_outcome(o) for o in report.outcomes]}
