@@ -9,20 +9,19 @@ at the first boundary crossing. Either way the index header records how the eval
 from __future__ import annotations
 
 import sys
-from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from instruction_gate import cost_report, reuse, sequential
+from instruction_gate import cost_report, hardgates, reuse, sequential
 from instruction_gate.baseline_cache import DEFAULT_MAX_AGE_DAYS, BaselineCache
 from instruction_gate.budget import Budget
 from instruction_gate.errors import ConfigError, NotEvaluatedError
-from instruction_gate.evaluation import Evaluation, RunSpec, candidate_regressions
+from instruction_gate.evaluation import Evaluation, RunSpec
 from instruction_gate.pairing import pair_runs
-from instruction_gate.policy import load_policy
+from instruction_gate.policy import Policy, load_policy
 from instruction_gate.prepare import Checked
 from instruction_gate.results import ResultSet
 
@@ -64,9 +63,7 @@ def run_fixed(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budget: B
 
 
 def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budget: Budget,
-                   design: sequential.Design, bound: float, cached: reuse.Reuse | None = None,
-                   blocks: Callable[[str], bool] = lambda category: True,
-                   needed: Callable[[str], int] = lambda category: 1) -> None:
+                   design: sequential.Design, bound: float, policy: Policy, cached: reuse.Reuse | None = None) -> None:
     """Round after round until a boundary, a blocking hard-gate regression, the last round or a cap."""
     store = evaluation.store
     tasks = {s.task.id for s in specs}
@@ -84,8 +81,7 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
         values, pairs = success_values(store.runs, tasks, round_number)
         look = sequential.assess(values, pairs, bound, design, round_number, confidences)
         block["looks"].append(_look_record(look))
-        regressions = [line for line in candidate_regressions(store.runs) if blocks(line.rsplit(": ", 1)[-1])]
-        blocking = _blocking_regressions(regressions, blocks, needed)
+        blocking, pending = hard_gate_status(store.runs, policy)
         label = f"round {round_number}/{design.max_rounds}"
         if blocking:
             # A candidate-only hard failure is concrete evidence no later round can undo; the
@@ -94,11 +90,11 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
             store.header["stopped"] = {"round": round_number, "reason": "fail", "detail": detail}
             print(f"{label}: stopped by a {detail}", file=sys.stderr, flush=True)
             break
-        if look.stop in ("pass", "futility") and regressions and round_number < design.max_rounds:
+        if look.stop in ("pass", "futility") and pending and round_number < design.max_rounds:
             # A regression that has not yet shown in as many repeats as the policy needs may still
             # do so: passing now would let one round decide what the policy gave several to decide.
             print(f"{label}: {look.reason}; not stopping: hard-gate regression(s) awaiting reproduction: "
-                  f"{', '.join(regressions[:5])}", file=sys.stderr, flush=True)
+                  f"{', '.join(pending[:5])}", file=sys.stderr, flush=True)
             store.write_index()
             continue
         print(f"{label}: {look.reason}", file=sys.stderr, flush=True)
@@ -108,13 +104,13 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
         store.write_index()
 
 
-def _blocking_regressions(lines: list[str], blocks: Callable[[str], bool], needed: Callable[[str], int]) -> list[str]:
-    """`task rN: category` lines whose category blocks and shows in as many repeats as the policy needs."""
-    def key(line: str) -> tuple[str, str]:
-        task_and_repeat, category = line.rsplit(": ", 1)
-        return task_and_repeat.rsplit(" r", 1)[0], category
-    counts = Counter(key(line) for line in lines)
-    return [line for line in lines if blocks(key(line)[1]) and counts[key(line)] >= needed(key(line)[1])]
+def hard_gate_status(runs: dict[tuple[str, int, str], dict[str, Any]], policy: Policy) -> tuple[list[str], list[str]]:
+    """(blocking, pending) `task rN: category` findings so far, judged as compare will judge them:
+    pending ones would block once they show in as many repeats as the policy needs."""
+    findings = hardgates.classify(ResultSet(runs=runs), policy)
+    label = (lambda f: f"{f.task_id} r{f.repeat}: {f.category}")
+    return ([label(f) for f in findings if f.blocking],
+            [label(f) for f in findings if f.below_reproductions and policy.blocks_category(f.category)])
 
 
 def finish(evaluation: Evaluation, budget: Budget, tasks: int, fixed_repeats: int) -> dict[str, Any]:
@@ -149,8 +145,7 @@ class Controls:
     bound: float = 0.0  #: the success-rate bound the sequential looks test against
     cache: BaselineCache | None = None
     fill: bool = False
-    blocks: Callable[[str], bool] = lambda category: True  #: whether a hard-gate category blocks (policy)
-    needed: Callable[[str], int] = lambda category: 1  #: repeats a regression must show in to block (policy)
+    policy: Policy | None = None  #: the hard gates a sequential evaluation stops on, judged as compare will
 
     def repeats(self, manifest_repeats: int, flag: int | None) -> int:
         if self.design is None:
@@ -180,7 +175,7 @@ def controls(args: Any) -> Controls:
                               "(raise --jobs) or remove `sequential` to shard")
     bound = policy.soft.get("max_success_rate_drop") or 0.0
     return Controls(Budget.from_policy(policy.budget), design, float(bound), cache, args.fill_baseline_cache,
-                    policy.blocks_category, policy.reproductions_needed)
+                    policy)
 
 
 def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Controls,
@@ -194,8 +189,8 @@ def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Con
     if chosen.design is None:
         run_fixed(evaluation, specs, jobs, chosen.budget, cached)
     else:
-        run_sequential(evaluation, specs, jobs, chosen.budget, chosen.design, chosen.bound, cached, chosen.blocks,
-                       chosen.needed)
+        assert chosen.policy is not None  # a sequential design comes from a policy
+        run_sequential(evaluation, specs, jobs, chosen.budget, chosen.design, chosen.bound, chosen.policy, cached)
     if cached is not None:
         evaluation.store.header["baseline_cache"] = cached.as_record()
     cost = finish(evaluation, chosen.budget, tasks, repeats)

@@ -141,14 +141,26 @@ def test_design_from_policy_defaults_and_confidence():
 
 
 def test_sequential_early_fail_waits_for_the_reproductions_the_policy_needs():
-    from instruction_gate.rounds import _blocking_regressions
-    lines = ["t1 r0: required_command_missing", "t2 r0: forbidden_file_edited", "t2 r1: required_command_missing"]
-    needs_two = {"required_command_missing": 2}.get
-    blocking = _blocking_regressions(lines, lambda category: True, lambda category: needs_two(category, 1))
+    from instruction_gate.rounds import hard_gate_status
+
+    def runs(candidate_failures: dict[tuple[str, int], list[str]]) -> dict:
+        keys = [(t, r) for t in ("t1", "t2") for r in range(2)]
+        out = {(t, r, "base"): {"valid": True, "hard_failures": []} for t, r in keys}
+        out.update({(t, r, "candidate"): {"valid": True, "hard_failures": candidate_failures.get((t, r), [])}
+                    for t, r in keys})
+        return out
+
+    policy = policy_from_dict({"hard": {"min_reproductions": 2,
+                                        "min_reproductions_by_category": {"forbidden_file_edited": 1}}})
+    first = {("t1", 0): ["required_command_missing"], ("t2", 0): ["forbidden_file_edited"],
+             ("t2", 1): ["required_command_missing"]}
+    blocking, pending = hard_gate_status(runs(first), policy)
     assert blocking == ["t2 r0: forbidden_file_edited"]  # one slip per task is not yet a regression
-    lines.append("t1 r1: required_command_missing")
-    blocking = _blocking_regressions(lines, lambda category: True, lambda category: needs_two(category, 1))
-    assert blocking == ["t1 r0: required_command_missing", "t2 r0: forbidden_file_edited",
-                        "t1 r1: required_command_missing"]
-    assert _blocking_regressions(lines, lambda category: category != "forbidden_file_edited", lambda c: 1) == [
-        "t1 r0: required_command_missing", "t2 r1: required_command_missing", "t1 r1: required_command_missing"]
+    assert pending == ["t1 r0: required_command_missing", "t2 r1: required_command_missing"]
+    again = {**first, ("t1", 1): ["required_command_missing"]}
+    blocking, pending = hard_gate_status(runs(again), policy)
+    assert blocking == ["t1 r0: required_command_missing", "t1 r1: required_command_missing",
+                        "t2 r0: forbidden_file_edited"] and pending == ["t2 r1: required_command_missing"]
+    off = policy_from_dict({"hard": {"min_reproductions": 2, "categories": {"required_command_missing": False}}})
+    # a category the policy does not block never waits; one that blocks waits for its second showing
+    assert hard_gate_status(runs(first), off) == ([], ["t2 r0: forbidden_file_edited"])

@@ -19,7 +19,6 @@ _IMPERATIVE_VERBS = ("run|use|execute|call|commit|push|install|update|add|write|
 _IMPERATIVE = re.compile(rf"(?:^|(?<=[.;!?]\s))\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<action>(?:{_IMPERATIVE_VERBS})\b.+?)"
                          rf"(?=[.;!?](?:\s|$)|$)", re.IGNORECASE)
 _WORD = re.compile(r"[\w\-./@:+]+")
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)")
 _STOP = frozenset("a an the to you your please all any every just also ever use of for".split())
 #: Two actions with at least this token overlap (Jaccard) count as the same action.
 SAME_ACTION = 0.8
@@ -70,8 +69,7 @@ def directives(text: str) -> list[Directive]:
             continue
         # Same length as the block, so offsets stay offsets into `text`; punctuation inside code
         # spans (`make -C .. test`) must not end a sentence.
-        prose = _CODE_SPAN.sub(lambda m: re.sub(r"[.;!?]", "_", m.group(0)),
-                               text[block.start:block.end].replace("\r", " ").replace("\n", " "))
+        prose = markdown.mask_in_code_spans(text[block.start:block.end].replace("\r", " ").replace("\n", " "), ".;!?")
         spans += [(m.group("pos") is not None, block.start + m.start(), block.start + m.start("action"),
                    block.start + m.end()) for m in _DIRECTIVE.finditer(prose)]
         spans += [(True, block.start + m.start("action"), block.start + m.start("action"), block.start + m.end())

@@ -84,6 +84,12 @@ def without_code_spans(line_text: str) -> str:
     return _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line_text)
 
 
+def mask_in_code_spans(text: str, characters: str, fill: str = "_") -> str:
+    """`text` with `characters` inside code spans replaced by `fill` (same length, offsets stay valid)."""
+    table = str.maketrans(characters, fill * len(characters))
+    return _CODE_SPAN.sub(lambda m: m.group(0).translate(table), text)
+
+
 def links(line_text: str) -> list[tuple[int, str]]:
     """Link and image targets, plus reference definitions, as (0-based column, target)."""
     prose = without_code_spans(line_text)
