@@ -10,7 +10,7 @@ the true drop) and counts how often the gate says FAIL (the whole interval below
   power      true drop 0.35, bound 0.1  -> detection rate (higher is better)
 
 Methods, side by side:
-  chosen      instruction_gate.stats.t_bounds: t interval over task means + continuity correction
+  chosen      instruction_gate.verdict.stats.t_bounds: t interval over task means + continuity correction
   reference   percentile bootstrap of the mean of task means (the reference design's method)
   boot-t      studentized bootstrap (a contender that was not chosen)
   plain-t     the same t interval without the continuity correction (not chosen)
@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from instruction_gate.stats import t_bounds  # noqa: E402
+from instruction_gate.verdict.stats import t_bounds  # noqa: E402
 
 TASKS = (5, 8, 15, 30)
 REPEATS = (1, 3, 5)
@@ -131,7 +131,7 @@ def cost_table(rng, sims: int) -> None:
 
 def power_check(rng, sims: int) -> None:
     """The power note's promise: at its 'detectable drop' the gate fails about 80 % of the time."""
-    from instruction_gate.stats import power_note
+    from instruction_gate.verdict.stats import power_note
 
     print("Power note check: FAIL rate at the drop the note calls detectable with 80 % (bound 0.1), %")
     for tasks, repeats in ((8, 3), (15, 3), (30, 1), (30, 5)):

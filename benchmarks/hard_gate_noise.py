@@ -5,7 +5,7 @@ A real agent sometimes slips on a rule (skips the test command, say) whatever it
 Each run of each arm slips independently with probability `slip`; under a real regression the
 instruction edit breaks the rule for ONE task (the one that depends on it), whose candidate runs
 then fail with probability `broken`. Every simulated evaluation goes through
-the gate's own hard-gate classification and policy (`instruction_gate.hardgates.classify`), and
+the gate's own hard-gate classification and policy (`instruction_gate.verdict.hardgates.classify`), and
 the script prints, per suite size and policy, the share of evaluations blocked:
 under A/A (a false block) and under the regression (power).
 Usage: python benchmarks/hard_gate_noise.py [--sims N] [--seed S]
@@ -22,9 +22,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from instruction_gate.hardgates import classify  # noqa: E402
-from instruction_gate.policy import policy_from_dict  # noqa: E402
-from instruction_gate.results import ResultSet  # noqa: E402
+from instruction_gate.verdict.hardgates import classify  # noqa: E402
+from instruction_gate.verdict.policy import policy_from_dict  # noqa: E402
+from instruction_gate.verdict.results import ResultSet  # noqa: E402
 
 CATEGORY = "required_command_missing"
 

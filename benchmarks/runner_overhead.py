@@ -117,7 +117,7 @@ def profile_git(argv: list[str], pairs: int) -> None:
             spent[name].append(time.perf_counter() - started)
             slowest.append((spent[name][-1], " ".join(a for a in args if len(a) < 60)))
 
-    from instruction_gate.workspace import Stage
+    from instruction_gate.run.workspace import Stage
 
     build = Stage.build
     build_seconds: list[float] = []

@@ -4,7 +4,7 @@ Simulates paired binary outcomes the way the compare calibration does: every tas
 base success probability; under A/A the candidate has the same one, under a regression every
 task's probability drops by the same amount. The fixed design runs all tasks x rounds pairs and
 decides once with compare's interval; the sequential mode runs one repeat per task per round
-and stops at the first boundary crossing (`instruction_gate.sequential`).
+and stops at the first boundary crossing (`instruction_gate.verdict.sequential`).
 
 A false alarm is a FAIL under A/A (the hardest case is the bound 0: A/A then sits exactly on
 the boundary). Power is the FAIL rate under a known drop. Runs count both arms.
@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from instruction_gate import sequential  # noqa: E402
+from instruction_gate.verdict import sequential  # noqa: E402
 
 CONFIDENCE = 0.95
 #: (tasks, rounds, bound, drops): drops include 0 (A/A) and the drop the fixed design catches ~80 %.

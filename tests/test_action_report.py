@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from instruction_gate import action_report
+from instruction_gate.report import action_report
 
 FAILING_SUMMARY = {
     "verdict": "fail", "valid_pairs": 8, "headline": "FAIL: 2 blocking hard-gate findings",

@@ -7,7 +7,7 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from instruction_gate.baseline_cache import BaselineCache, Hit, Lookup, key_of, key_parts, provenance_mismatch
+from instruction_gate.run.baseline_cache import BaselineCache, Hit, Lookup, key_of, key_parts, provenance_mismatch
 from tests.runner.suite import COMPLETED, build_suite_repo, load_index, run_cli, task, write_adapter
 
 

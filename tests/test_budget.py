@@ -7,7 +7,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 
-from instruction_gate.budget import Budget
+from instruction_gate.run.budget import Budget
 from tests.conftest import REPO_ROOT
 from tests.runner.suite import build_suite_repo, load_index, run_cli, task, write_adapter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from instruction_gate import github, textfmt
+from instruction_gate.report import github, textfmt
 
 
 def test_annotations_are_capped_per_level_and_count_the_rest():

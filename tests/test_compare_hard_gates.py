@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from compare_builders import compare, index, outcome_runs, policy
-from instruction_gate.hardgates import classify
-from instruction_gate.policy import CATEGORY_FLAGS, policy_from_dict
-from instruction_gate.results import ResultSet
+from instruction_gate.verdict.hardgates import classify
+from instruction_gate.verdict.policy import CATEGORY_FLAGS, policy_from_dict
+from instruction_gate.verdict.results import ResultSet
 
 
 def runs_with(failures: dict[tuple[str, int, str], list[str]], **extra):
@@ -97,7 +97,7 @@ def test_hard_regressions_fail_even_when_statistics_cannot_be_evaluated(tmp_path
 def test_shipped_policy_validates_and_gates_in_warn_mode():
     from pathlib import Path
 
-    from instruction_gate.policy import load_policy
+    from instruction_gate.verdict.policy import load_policy
 
     shipped = load_policy(Path(__file__).resolve().parent.parent / "policy.json")
     assert shipped.soft["mode"] == "warn" and shipped.soft["max_success_rate_drop"] == 0.1

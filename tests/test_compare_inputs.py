@@ -9,7 +9,7 @@ import pytest
 from compare_builders import BASE_SHA, index, outcome_runs, policy, run, write_json
 from instruction_gate.cli import main
 from instruction_gate.errors import ConfigError, NotEvaluatedError
-from instruction_gate.results import load_results
+from instruction_gate.verdict.results import load_results
 
 TABLE = {f"t{i}": [(True, i != 1), (True, True)] for i in range(4)}
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from instruction_gate import stats
+from instruction_gate.verdict import stats
 
 
 def test_t_interval_matches_textbook_values():

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from instruction_gate import sequential
-from instruction_gate.metrics import evaluate_metrics
-from instruction_gate.pairing import Pair
-from instruction_gate.policy import policy_from_dict
+from instruction_gate.verdict import sequential
+from instruction_gate.verdict.metrics import evaluate_metrics
+from instruction_gate.verdict.pairing import Pair
+from instruction_gate.verdict.policy import policy_from_dict
 
 
 @pytest.mark.parametrize("rounds, expected", [
@@ -141,7 +141,7 @@ def test_design_from_policy_defaults_and_confidence():
 
 
 def test_sequential_early_fail_waits_for_the_reproductions_the_policy_needs():
-    from instruction_gate.rounds import hard_gate_status
+    from instruction_gate.run.rounds import hard_gate_status
 
     def runs(candidate_failures: dict[tuple[str, int], list[str]]) -> dict:
         keys = [(t, r) for t in ("t1", "t2") for r in range(2)]

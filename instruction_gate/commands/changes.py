@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 
 from instruction_gate import git, globs
-from instruction_gate import manifest as manifest_mod
+from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.errors import ConfigError
 
 

@@ -11,14 +11,14 @@ import os
 import sys
 from pathlib import Path
 
-from instruction_gate import github
-from instruction_gate.comparison import compare
+from instruction_gate.report import github
+from instruction_gate.verdict.comparison import compare
 from instruction_gate.errors import NotEvaluatedError
-from instruction_gate.policy import load_policy
+from instruction_gate.verdict.policy import load_policy
 from instruction_gate.records import write_json_atomic, write_text_atomic
-from instruction_gate.results import ResultSet, load_results
-from instruction_gate.summary_json import build_summary
-from instruction_gate.summary_md import render
+from instruction_gate.verdict.results import ResultSet, load_results
+from instruction_gate.report.summary_json import build_summary
+from instruction_gate.report.summary_md import render
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -16,13 +16,15 @@ import sys
 import threading
 from pathlib import Path
 
-from instruction_gate import __version__, evaluation, rounds
-from instruction_gate.adapter import checked_adapter_command
+from instruction_gate import __version__
+
+from instruction_gate.run import evaluation, rounds
+from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
-from instruction_gate.prepare import build_stage, check_all, task_texts
-from instruction_gate.rules.suite import compile_checked
-from instruction_gate.run_store import RunStore
+from instruction_gate.run.staging import build_stage, task_texts
+from instruction_gate.suite.prepare import check_all, compile_checked
+from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Redactor, split_environment
 
 

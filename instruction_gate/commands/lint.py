@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-from instruction_gate import manifest as manifest_module
+from instruction_gate.suite import manifest as manifest_module
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
 from instruction_gate.lint import policy as lint_policy
 from instruction_gate.lint import report

@@ -18,12 +18,12 @@ import re
 import sys
 from pathlib import Path
 
-from instruction_gate import manifest as manifest_mod
-from instruction_gate import summary_json
-from instruction_gate.adapter import checked_adapter_command
+from instruction_gate.suite import manifest as manifest_mod
+from instruction_gate.report import summary_json
+from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
-from instruction_gate.comparison import compare
-from instruction_gate.contract import read_tree, resolve_commit
+from instruction_gate.verdict.comparison import compare
+from instruction_gate.suite.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
 from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample
@@ -31,14 +31,14 @@ from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, Mutation
                                                not_applicable, operator_counts, status_of, to_json)
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
-from instruction_gate.policy import Policy, load_policy, policy_from_dict
-from instruction_gate.prepare import check_all, repo_root
+from instruction_gate.verdict.policy import Policy, load_policy, policy_from_dict
+from instruction_gate.suite.prepare import check_all, repo_root
 from instruction_gate.records import write_json_atomic, write_text_atomic
-from instruction_gate.results import ResultSet, load_results
+from instruction_gate.verdict.results import ResultSet, load_results
 from instruction_gate.secrets import split_environment
-from instruction_gate.suite_files import missing_suite_files
-from instruction_gate.summary_md import render
-from instruction_gate.workspace import VARIANTS
+from instruction_gate.suite.suite_files import missing_suite_files
+from instruction_gate.report.summary_md import render
+from instruction_gate.run.workspace import VARIANTS
 
 #: Agent names accepted by --truncate-at, with their documented instruction byte caps.
 AGENT_CAPS = {"codex": CODEX_BUDGET_BYTES}

@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from instruction_gate.prepare import check_all
-from instruction_gate.rules.suite import compile_checked
+from instruction_gate.suite.prepare import check_all
+from instruction_gate.suite.prepare import compile_checked
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

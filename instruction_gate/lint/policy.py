@@ -10,7 +10,7 @@ from typing import Any
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.errors import ConfigError
 from instruction_gate.lint.model import RULES
-from instruction_gate.policy import policy_from_dict
+from instruction_gate.verdict.policy import policy_from_dict
 from instruction_gate.records import read_json_record
 
 #: Hosts every repository may link to without a finding.

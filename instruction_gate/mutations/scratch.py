@@ -12,9 +12,9 @@ import tempfile
 from pathlib import Path
 
 from instruction_gate import git
-from instruction_gate.contract import Contract, read_tree
+from instruction_gate.suite.contract import Contract, read_tree
 from instruction_gate import globs
-from instruction_gate.manifest import Manifest
+from instruction_gate.suite.manifest import Manifest
 
 _MUTANT_REFS = "refs/instruction-gate/mutants"
 

@@ -6,11 +6,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from instruction_gate import __version__, evaluation
-from instruction_gate.contract import Contract
-from instruction_gate.manifest import Manifest
-from instruction_gate.prepare import Checked, build_stage, task_texts
-from instruction_gate.run_store import RunStore
+from instruction_gate import __version__
+
+from instruction_gate.run import evaluation
+from instruction_gate.suite.contract import Contract
+from instruction_gate.suite.manifest import Manifest
+from instruction_gate.run.staging import build_stage, task_texts
+from instruction_gate.suite.prepare import Checked
+from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments, Redactor
 
 RunKey = tuple[str, int, str]

@@ -12,7 +12,10 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
-from instruction_gate.rules.model import MissingEvidence
+
+class MissingEvidence(Exception):
+    """Raised by a precondition or post-condition when the run lacks what it needs."""
+
 
 #: Tool names (lower case) whose events read the file named in `path` or after the tool name.
 READ_TOOLS = frozenset({"read", "read_file", "view", "open", "open_file", "notebookread"})

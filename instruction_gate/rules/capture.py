@@ -15,7 +15,7 @@ from pathlib import Path
 
 from instruction_gate import git
 from instruction_gate.rules.bundle import Commit
-from instruction_gate.workspace import Stage
+from instruction_gate.run.workspace import Stage
 
 #: Created files larger than this are not read; rules that need their content end undetermined.
 MAX_CREATED_FILE_BYTES = 1 << 20

@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from instruction_gate import stats
-from instruction_gate.metrics import MetricResult, MetricSpec, evaluate_metric, task_index, task_means, with_p_values
-from instruction_gate.pairing import Pair
+from instruction_gate.verdict import stats
+from instruction_gate.verdict.metrics import MetricResult, MetricSpec, evaluate_metric, task_index, task_means, with_p_values
+from instruction_gate.verdict.pairing import Pair
 
 #: Gated rule metrics (run-record `rule_metrics` keys), shown with the other soft metrics.
 RULE_METRICS: tuple[MetricSpec, ...] = (

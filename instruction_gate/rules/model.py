@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Iterable, Protocol
+from typing import Iterable, Protocol
 
-if TYPE_CHECKING:
-    from instruction_gate.rules.bundle import RunBundle
+# MissingEvidence lives with the bundle whose accessors raise it; re-exported here for rule modules.
+from instruction_gate.rules.bundle import MissingEvidence, RunBundle  # noqa: F401
 
 
 class Outcome(str, Enum):
@@ -68,10 +68,6 @@ def known_categories() -> set[str]:
     return names
 
 
-class MissingEvidence(Exception):
-    """Raised by a precondition or post-condition when the run lacks what it needs."""
-
-
 @dataclass(frozen=True)
 class RuleInfo:
     """How a rule is reported. `turn` None judges the whole run; an int judges that turn only."""
@@ -104,10 +100,10 @@ class Rule(Protocol):
 
     info: RuleInfo
 
-    def precondition(self, bundle: "RunBundle") -> Iterable[Target]:
+    def precondition(self, bundle: RunBundle) -> Iterable[Target]:
         """The targets the rule applies to in this run; may raise MissingEvidence."""
 
-    def postcondition(self, bundle: "RunBundle", target: Target) -> Verdict:
+    def postcondition(self, bundle: RunBundle, target: Target) -> Verdict:
         """Judge one selected target; may raise MissingEvidence."""
 
 
@@ -136,7 +132,7 @@ class RuleResult:
 MAX_EVIDENCE_LINES = 10
 
 
-def evaluate(rule: Rule, bundle: "RunBundle") -> RuleResult:
+def evaluate(rule: Rule, bundle: RunBundle) -> RuleResult:
     """Apply precondition then post-condition; combine target verdicts into one outcome."""
     info = rule.info
 

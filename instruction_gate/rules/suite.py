@@ -117,17 +117,3 @@ def compile_rules(data: dict[str, Any], read_source: SourceReader, label: str) -
 def all_rules(task: Any, declared: dict[str, list[Rule]]) -> list[Rule]:
     """Every rule a run of `task` is judged by: the reference-format checks, then the declared rules."""
     return legacy_rules(task) + list(declared.get(task.id, []))
-
-
-def compile_checked(checked: Any) -> dict[str, list[Rule]]:
-    """Declared rules of a checked suite (prepare.Checked); custom modules come from the base commit."""
-    from instruction_gate.prepare import blob_text  # prepare imports the manifest, which imports this module
-
-    tree = checked.contract.base_tree
-
-    def read_source(path: str) -> str:
-        if path not in tree:
-            raise FileNotFoundError(f"{path} does not exist at the base commit")
-        return blob_text(checked.repo, checked.contract, path)
-
-    return compile_rules(checked.manifest.raw, read_source, str(checked.manifest.path))

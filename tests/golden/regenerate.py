@@ -14,10 +14,10 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE.parent.parent)]
 
 from compare_builders import golden_scenarios  # noqa: E402
-from instruction_gate.comparison import compare  # noqa: E402
-from instruction_gate.policy import policy_from_dict  # noqa: E402
-from instruction_gate.results import ResultSet, add_file  # noqa: E402
-from instruction_gate.summary_md import render  # noqa: E402
+from instruction_gate.verdict.comparison import compare  # noqa: E402
+from instruction_gate.verdict.policy import policy_from_dict  # noqa: E402
+from instruction_gate.verdict.results import ResultSet, add_file  # noqa: E402
+from instruction_gate.report.summary_md import render  # noqa: E402
 
 
 def render_scenario(data: dict, policy_data: dict, workdir: Path) -> str:

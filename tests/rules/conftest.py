@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from instruction_gate import demo_repo
-from instruction_gate.manifest import load
+from instruction_gate.suite.manifest import load
 from tests.conftest import REPO_ROOT
 
 

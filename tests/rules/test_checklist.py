@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from instruction_gate.manifest import semantic_problems
+from instruction_gate.suite.manifest import semantic_problems
 from instruction_gate.rules.checklist import turn_scores
 from instruction_gate.rules.metrics import run_metrics
 

@@ -105,13 +105,13 @@ def test_module_paths_the_candidate_could_control_are_refused(module, message):
 def test_custom_rules_load_from_the_base_commit_not_the_candidate(git_repo, tmp_path):
     """The candidate edits the module (outside instruction_paths, so the contract refuses it anyway);
     what loads is always the base commit's text."""
-    from instruction_gate.prepare import check_all
+    from instruction_gate.suite.prepare import check_all, compile_checked
     manifest = _manifest()
     base = git_repo.commit({"AGENTS.md": "a\n", "p.md": "x\n", "evals/rules/tests_with_code.py": GOOD,
                             "evals/manifest.json": json.dumps(manifest)}, "base")
     candidate = git_repo.commit({"AGENTS.md": "b\n"}, "candidate")
     (git_repo.path / "evals/rules/tests_with_code.py").write_text("raise SystemExit('candidate code ran')")
     checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
-    rules = suite.compile_checked(checked)
+    rules = compile_checked(checked)
     assert rules["t"][0].source.module.CASES[0]["name"] == "s"
     assert Path(git_repo.path / "evals/rules/tests_with_code.py").read_text().startswith("raise")

@@ -12,9 +12,11 @@ import random
 import re
 from pathlib import Path
 
-from instruction_gate import gates, globs
-from instruction_gate.adapter import AdapterOutcome
-from instruction_gate.manifest import Task
+from instruction_gate.run import gates
+
+from instruction_gate import globs
+from instruction_gate.run.adapter import AdapterOutcome
+from instruction_gate.suite.manifest import Task
 
 FIELDS = ("forbidden_files", "missing_commands", "forbidden_commands", "missing_events", "missing_instruction_sources")
 

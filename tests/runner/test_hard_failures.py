@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from instruction_gate.gates import HARD_FAILURES
+from instruction_gate.run.gates import HARD_FAILURES
 from tests.conftest import GitRepo
 from tests.fixtures.runner_cli import evaluate, make_adapter, records
 from tests.runner.suite import build_suite_repo, task

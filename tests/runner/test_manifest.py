@@ -12,14 +12,12 @@ from tests.conftest import REPO_ROOT
 from tests.fixtures.runner_cli import MANIFEST, evaluate, problem_lines, validate
 from tests.runner.suite import COMPLETED, build_suite_repo, manifest, task, write_adapter
 
-SEED = REPO_ROOT.parent / "shared" / "seeds" / "002_56ed8dbe27662854.txt"
+#: A manifest written in the design's format: every field its example uses, with our own tasks.
+DESIGN_FORMAT = REPO_ROOT / "tests" / "fixtures" / "design_format_manifest.json"
 
 
 def reference_manifest() -> dict:
-    text = SEED.read_text(encoding="utf-8")
-    start = text.index('{\n  "schema_version": 1')
-    end = text.index("codex exec", start)
-    return json.loads(text[start:end])
+    return json.loads(DESIGN_FORMAT.read_text(encoding="utf-8"))
 
 
 def rewrite_manifest(repo, data, name: str = MANIFEST) -> None:
@@ -44,9 +42,8 @@ def test_reference_manifest_passes_the_schema_unchanged():
 
 def test_reference_manifest_validates_against_a_repository_holding_its_files(git_repo):
     data = reference_manifest()
-    files = {"evals/instructions/manifest.json": json.dumps(data, indent=2), "AGENTS.md": "root\n",
-             "CLAUDE.md": "claude\n", "services/payments/AGENTS.override.md": "payments\n",
-             "services/catalog/README.md": "catalog\n"}
+    files = {"ci/agent-evals/manifest.json": json.dumps(data, indent=2), "AGENTS.md": "root\n",
+             "CLAUDE.md": "claude\n", "apps/api/AGENTS.override.md": "api\n", "apps/api/README.md": "api\n"}
     for t in data["tasks"]:
         files[t["prompt_file"]] = f"prompt {t['id']}\n"
         if t.get("fixture_patch"):
@@ -56,9 +53,9 @@ def test_reference_manifest_validates_against_a_repository_holding_its_files(git
                 files[argv[1]] = "print('ok')\n"
     base = git_repo.commit(files, "base")
     candidate = git_repo.commit({"CLAUDE.md": "claude, changed\n"}, "candidate")
-    result = validate(git_repo, base, candidate, manifest="evals/instructions/manifest.json")
+    result = validate(git_repo, base, candidate, manifest="ci/agent-evals/manifest.json")
     assert result.returncode == 0, result.stderr
-    assert "static contract ok: 8 tasks" in result.stderr
+    assert "static contract ok: 3 tasks" in result.stderr
     assert "CLAUDE.md" in result.stderr
 
 

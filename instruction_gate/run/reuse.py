@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from instruction_gate import git
-from instruction_gate.baseline_cache import BaselineCache, Lookup, key_parts, provenance_mismatch, reused_record
-from instruction_gate.evaluation import Evaluation, RunSpec
-from instruction_gate.prepare import Checked
-from instruction_gate.run_store import run_dir
+from instruction_gate.run.baseline_cache import BaselineCache, Lookup, key_parts, provenance_mismatch, reused_record
+from instruction_gate.run.evaluation import Evaluation, RunSpec
+from instruction_gate.suite.prepare import Checked
+from instruction_gate.run.run_store import run_dir
 
 
 @dataclass

@@ -12,14 +12,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from instruction_gate import __version__, adapter, gates, proc
-from instruction_gate.budget import Budget
-from instruction_gate.manifest import Manifest, Task
+from instruction_gate import __version__, proc
+
+from instruction_gate.run import adapter, gates
+from instruction_gate.run.budget import Budget
+from instruction_gate.suite.manifest import Manifest, Task
 from instruction_gate.rules.judge import judge_run
 from instruction_gate.rules.model import Rule
-from instruction_gate.run_store import RunStore
+from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments
-from instruction_gate.workspace import Slot, Stage
+from instruction_gate.run.workspace import Slot, Stage
 
 CHECK_TAIL_BYTES = 4000
 

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-from instruction_gate import cost_report
-from instruction_gate import textfmt as fmt
-from instruction_gate.comparison import Comparison
-from instruction_gate.metrics import NOT_GATED
+from instruction_gate.verdict import cost_report
+from instruction_gate.report import textfmt as fmt
+from instruction_gate.report.tables import MAX_ROWS, table
+from instruction_gate.verdict import figures
+from instruction_gate.verdict.comparison import Comparison
+from instruction_gate.verdict.metrics import NOT_GATED
 from instruction_gate.rules.compare import rule_summary
 from instruction_gate.rules.report import render_rules
 
-#: Rows shown per table; the rest is counted and left to summary.json.
-MAX_ROWS = 50
 _ICONS = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "error": "⛔"}
 _PROVENANCE_LABELS = {"agent_name": "agent", "model": "model", "model_snapshot": "model snapshot",
                       "harness_version": "harness", "adapter_version": "adapter", "container_digest": "container"}
-
-
-def _table(header: list[str], rows: list[list[str]], total: int | None = None) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell or " " for cell in row) + " |" for row in rows[:MAX_ROWS]]
-    hidden = (total if total is not None else len(rows)) - min(len(rows), MAX_ROWS)
-    if hidden > 0:
-        lines.append(f"\n… and {hidden} more rows in summary.json.")
-    return lines
 
 
 def _hard_gates(c: Comparison) -> list[str]:
@@ -32,7 +23,7 @@ def _hard_gates(c: Comparison) -> list[str]:
     ordered = sorted(c.findings, key=lambda f: (not f.blocking, f.status, f.task_id, f.repeat))
     rows = [[fmt.md(f.task_id), str(f.repeat), f.variant, fmt.code(f.category), f.status,
              _blocks(f), fmt.md(f.evidence, 160)] for f in ordered]
-    lines += _table(["task", "repeat", "variant", "failure", "status", "blocks", "evidence"], rows)
+    lines += table(["task", "repeat", "variant", "failure", "status", "blocks", "evidence"], rows)
     policy = c.policy.hard
     note = (f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "
             f"pair (blocking: {str(policy['fail_on_preexisting']).lower()}); *unpaired* = base run "
@@ -62,11 +53,11 @@ def _metrics(c: Comparison) -> list[str]:
         info = ""
         if m.info.get("ratio_of_totals") is not None:
             info = f"totals ×{m.info['ratio_of_totals']:.2f}, median ×{m.info['median_of_ratios']:.2f}"
-        rows.append([m.spec.label, fmt.estimate(m), fmt.interval(m), fmt.bound(m), verdict, p_value,
+        rows.append([m.spec.label, figures.estimate(m), figures.interval(m), figures.bound(m), verdict, p_value,
                      f"{m.pairs} ({m.tasks})", info or m.info.get("reason", "")])
     soft = c.policy.soft
     lines = ["### Metrics", ""]
-    lines += _table(["metric", "estimate", f"{level} interval", "bound", "verdict", "p", "pairs (tasks)",
+    lines += table(["metric", "estimate", f"{level} interval", "bound", "verdict", "p", "pairs (tasks)",
                      "information"], rows)
     return lines + ["", "Success rate: mean over tasks of each task's paired difference (candidate − base); "
                         "cost metrics: geometric-mean ratio candidate / base. FAIL = whole interval beyond the "
@@ -87,9 +78,9 @@ def _flips(c: Comparison) -> list[str]:
     if not changed:
         return lines + ["No task changed outcome between base and candidate in any pair.", ""]
     rows = [[fmt.md(t.task_id), str(t.pairs), f"{t.base_resolved}/{t.pairs}", f"{t.candidate_resolved}/{t.pairs}",
-             fmt.signed(t.delta), ", ".join(map(str, t.lost_repeats)), ", ".join(map(str, t.gained_repeats))]
+             figures.signed(t.delta), ", ".join(map(str, t.lost_repeats)), ", ".join(map(str, t.gained_repeats))]
             for t in changed]
-    return lines + _table(["task", "pairs", "base resolved", "candidate resolved", "Δ", "lost in repeats",
+    return lines + table(["task", "pairs", "base resolved", "candidate resolved", "Δ", "lost in repeats",
                            "gained in repeats"], rows) + [""]
 
 
@@ -98,7 +89,7 @@ def _lost(c: Comparison) -> list[str]:
     if not c.pairing.lost:
         return lines + [f"None: all {c.pairing.planned_pairs} planned pairs are valid.", ""]
     rows = [[fmt.md(r.task_id), str(r.repeat), r.variant, fmt.md(r.reason, 160)] for r in c.pairing.lost]
-    return lines + _table(["task", "repeat", "variant", "reason"], rows) + [""]
+    return lines + table(["task", "repeat", "variant", "reason"], rows) + [""]
 
 
 def _power(c: Comparison) -> list[str]:
@@ -135,7 +126,7 @@ def _provenance(c: Comparison) -> list[str]:
         shas.append(f"merge base `{fmt.clip(header['merge_base_sha'], 64)}`")
     if c.results.shards:
         shas.append(f"shards {fmt.md(', '.join(c.results.shards))}")
-    return ["### Provenance", ""] + _table(["", "base", "candidate"], rows) + ["", "Commits: " + ", ".join(shas) + ".", ""]
+    return ["### Provenance", ""] + table(["", "base", "candidate"], rows) + ["", "Commits: " + ", ".join(shas) + ".", ""]
 
 
 def _spending(c: Comparison) -> list[str]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from instruction_gate import git, globs
 from instruction_gate.errors import ConfigError, ContractError
-from instruction_gate.manifest import Manifest
+from instruction_gate.suite.manifest import Manifest
 
 REGULAR_MODES = {"100644", "100755"}
 SYMLINK_MODE = "120000"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from instruction_gate.adapter import AdapterOutcome
-from instruction_gate.manifest import Task
+from instruction_gate.run.adapter import AdapterOutcome
+from instruction_gate.suite.manifest import Task
 from instruction_gate.rules.legacy import evaluate_legacy
 
 #: Every hard-failure category, in report order.

@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS
-from instruction_gate.hardgates import NEW, UNPAIRED, HardFinding
-from instruction_gate.metrics import FAIL, INCONCLUSIVE, MetricResult
-from instruction_gate.pairing import Pairing
-from instruction_gate.policy import Policy
-from instruction_gate.textfmt import bound as fmt_bound
-from instruction_gate.textfmt import describe_metric
+from instruction_gate.verdict.hardgates import NEW, UNPAIRED, HardFinding
+from instruction_gate.verdict.metrics import FAIL, INCONCLUSIVE, MetricResult
+from instruction_gate.verdict.pairing import Pairing
+from instruction_gate.verdict.policy import Policy
+from instruction_gate.verdict.figures import bound as fmt_bound
+from instruction_gate.verdict.figures import describe_metric
 
 
 @dataclass

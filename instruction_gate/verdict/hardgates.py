@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from instruction_gate.policy import Policy
-from instruction_gate.results import ResultSet
+from instruction_gate.verdict.policy import Policy
+from instruction_gate.verdict.results import ResultSet
 
 NEW, PREEXISTING, UNPAIRED, FIXED = "new", "pre-existing", "unpaired", "fixed"
 

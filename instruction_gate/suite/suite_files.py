@@ -8,12 +8,27 @@ scripts/check.py`, relative to the task's cwd), unless the task's fixture patch 
 from __future__ import annotations
 
 import posixpath
+import re
 from pathlib import Path
 
 from instruction_gate import git
-from instruction_gate.adapter import program_file
-from instruction_gate.contract import Tree
-from instruction_gate.manifest import Manifest, Task
+from instruction_gate.suite.contract import Tree
+from instruction_gate.suite.manifest import Manifest, Task
+
+#: Interpreters whose first operand is the script they run (`python scripts/check.py`).
+SCRIPT_INTERPRETERS = re.compile(r"(python[0-9.]*|bash|sh|zsh|dash|node|ruby|perl)")
+
+
+def program_file(argv: list[str] | tuple[str, ...]) -> tuple[int, str] | None:
+    """Which argument names the file a command runs, if one does: a first word that is a path
+    (contains '/'), or the script operand of an interpreter (`python scripts/x.py`)."""
+    if not argv:
+        return None
+    if "/" in argv[0]:
+        return 0, argv[0]
+    if len(argv) > 1 and SCRIPT_INTERPRETERS.fullmatch(argv[0]) and not argv[1].startswith("-"):
+        return 1, argv[1]
+    return None
 
 
 def _directories(tree: Tree) -> set[str]:

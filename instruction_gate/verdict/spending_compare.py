@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from instruction_gate.errors import EXIT_GATE_FAILURE
-from instruction_gate.metrics import evaluate_metrics
+from instruction_gate.verdict.metrics import evaluate_metrics
 
 #: index.json header blocks the runner writes for the spending controls.
 HEADER_KEYS = ("mode", "sequential", "stopped", "budget", "cost", "baseline_cache")

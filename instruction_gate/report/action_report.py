@@ -4,7 +4,7 @@ The action's steps record their exit codes instead of failing, so that this step
 runs, writes every action output to `$GITHUB_OUTPUT`, explains an early stop in the job
 summary, and exits with the gate's code. Standard library only: it must still run when
 setting up the action's own environment failed.
-Run as `python -P -m instruction_gate.action_report` with the step exit codes in the environment.
+Run as `python -P -m instruction_gate.report.action_report` with the step exit codes in the environment.
 """
 
 from __future__ import annotations

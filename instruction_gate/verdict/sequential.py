@@ -27,7 +27,7 @@ from typing import Callable
 
 import numpy as np
 
-from instruction_gate.stats import Interval, t_interval
+from instruction_gate.verdict.stats import Interval, t_interval
 
 #: Alpha-spending functions: cumulative one-sided alpha spent by information fraction t.
 SPENDING: dict[str, Callable[[float, float], float]] = {

@@ -1,4 +1,4 @@
-"""Parse -> build: from command-line values to a checked manifest, contract and stage."""
+"""Parse -> check: from command-line values to a checked manifest and contract, and what the suite hides."""
 
 from __future__ import annotations
 
@@ -8,14 +8,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from instruction_gate import contract as contract_mod
-from instruction_gate import git, globs, manifest as manifest_mod
-from instruction_gate.contract import Contract
+from instruction_gate import git, globs
 from instruction_gate.errors import ConfigError
-from instruction_gate.manifest import Manifest
-from instruction_gate import suite_files
-from instruction_gate.rules.suite import module_paths
-from instruction_gate.workspace import Stage
+from instruction_gate.rules.model import Rule
+from instruction_gate.rules.suite import compile_rules, module_paths
+from instruction_gate.suite import contract as contract_mod
+from instruction_gate.suite import manifest as manifest_mod
+from instruction_gate.suite import suite_files
+from instruction_gate.suite.contract import Contract
+from instruction_gate.suite.manifest import Manifest
 
 
 @dataclass(frozen=True)
@@ -107,33 +108,13 @@ def blob_text(repo: Path, contract: Contract, path: str) -> str:
     return git.out("cat-file", "blob", contract.base_tree[path].oid, cwd=repo)
 
 
-def build_stage(checked: Checked, temp_root: Path | None = None) -> tuple[Stage, dict[str, str]]:
-    """Create the stage with every input commit; returns it and fixture problems by task id."""
-    stage = Stage(checked.repo, temp_root)
-    try:
-        fixtures = {t.id: blob_text(checked.repo, checked.contract, t.fixture_patch) if t.fixture_patch else None
-                    for t in checked.manifest.tasks}
-        problems = stage.build(checked.contract, hidden_paths(checked), fixtures)
-    except BaseException:
-        stage.close()
-        raise
-    return stage, problems
+def compile_checked(checked: Checked) -> dict[str, list[Rule]]:
+    """Declared rules of a checked suite; custom rule modules are read from the base commit."""
+    tree = checked.contract.base_tree
 
+    def read_source(path: str) -> str:
+        if path not in tree:
+            raise FileNotFoundError(f"{path} does not exist at the base commit")
+        return blob_text(checked.repo, checked.contract, path)
 
-def task_texts(checked: Checked, stage: Stage) -> tuple[dict[str, list[str]], dict[str, Path | None]]:
-    """Each task's prompt texts (all turns) and its reference solution written into the stage.
-
-    Both come from the base commit. The solution lives in the stage, outside every workspace,
-    so only the adapter that is handed its path can read it.
-    """
-    repo, contract = checked.repo, checked.contract
-    prompts = {t.id: [blob_text(repo, contract, p) for p in t.prompt_files] for t in checked.manifest.tasks}
-    solutions: dict[str, Path | None] = {}
-    for task in checked.manifest.tasks:
-        solutions[task.id] = None
-        if task.reference_solution:
-            path = stage.root / "solutions" / f"{task.id}.patch"
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(blob_text(repo, contract, task.reference_solution))
-            solutions[task.id] = path
-    return prompts, solutions
+    return compile_rules(checked.manifest.raw, read_source, str(checked.manifest.path))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shlex
 import shutil
 import sys
@@ -14,12 +13,12 @@ from typing import Any, Mapping
 
 from instruction_gate import proc
 from instruction_gate.errors import ConfigError
+from instruction_gate.suite.suite_files import program_file
 
 #: Bytes of adapter stderr kept in the run record.
 STDERR_TAIL_BYTES = 4000
 PROVENANCE_KEYS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
 #: Programs whose first operand is the script they run: `python scripts/x.py`, `bash x.sh`.
-SCRIPT_INTERPRETERS = re.compile(r"(python[0-9.]*|bash|sh|zsh|dash|node|ruby|perl)")
 
 
 @dataclass
@@ -53,18 +52,6 @@ def resolve_command(command: str, start_dir: Path) -> list[str]:
         if not arg.startswith("-") and not os.path.isabs(arg) and (start_dir / arg).exists() and ("/" in arg or i > 0):
             argv[i] = str((start_dir / arg).resolve())
     return argv
-
-
-def program_file(argv: list[str] | tuple[str, ...]) -> tuple[int, str] | None:
-    """Which argument names the file a command runs, if one does: a first word that is a path
-    (contains '/'), or the script operand of an interpreter (`python scripts/x.py`)."""
-    if not argv:
-        return None
-    if "/" in argv[0]:
-        return 0, argv[0]
-    if len(argv) > 1 and SCRIPT_INTERPRETERS.fullmatch(argv[0]) and not argv[1].startswith("-"):
-        return 1, argv[1]
-    return None
 
 
 def checked_adapter_command(command: str, start_dir: Path, env: Mapping[str, str] | None = None) -> list[str]:

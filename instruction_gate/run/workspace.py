@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instruction_gate import git
-from instruction_gate.contract import Contract, Tree
+from instruction_gate.suite.contract import Contract, Tree
 
 VARIANTS = ("base", "candidate")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from instruction_gate.results import VARIANTS, ResultSet
+from instruction_gate.verdict.results import VARIANTS, ResultSet
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from instruction_gate import __version__, spending_compare
-from instruction_gate.comparison import Comparison, as_plain
-from instruction_gate.metrics import MetricResult
+from instruction_gate import __version__
+
+from instruction_gate.verdict import spending_compare
+from instruction_gate.verdict.comparison import Comparison, as_plain
+from instruction_gate.verdict.metrics import MetricResult
 from instruction_gate.records import RECORD_SCHEMA_VERSION
 from instruction_gate.rules.compare import rule_summary
-from instruction_gate.stats import EXACT_SIGN_FLIP_MAX_TASKS
+from instruction_gate.verdict.stats import EXACT_SIGN_FLIP_MAX_TASKS
 
 
 def _metric(metric: MetricResult, confidence: float) -> dict[str, Any] | None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from instruction_gate import spending_compare, stats
-from instruction_gate.decision import Decision, decide
-from instruction_gate.hardgates import HardFinding, classify
-from instruction_gate.metrics import MetricResult, evaluate_metrics
-from instruction_gate.pairing import Pairing, pair_runs
-from instruction_gate.policy import Policy
-from instruction_gate.results import ResultSet
+from instruction_gate.verdict import spending_compare, stats
+from instruction_gate.verdict.decision import Decision, decide
+from instruction_gate.verdict.hardgates import HardFinding, classify
+from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
+from instruction_gate.verdict.pairing import Pairing, pair_runs
+from instruction_gate.verdict.policy import Policy
+from instruction_gate.verdict.results import ResultSet
 from instruction_gate.rules.compare import evaluate_rule_metrics
 
 PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from instruction_gate import stats
-from instruction_gate.pairing import Pair
+from instruction_gate.verdict import stats
+from instruction_gate.verdict.pairing import Pair
 
 #: Comparisons against a bound tolerate this much floating-point noise.
 _TOLERANCE = 1e-12

@@ -15,15 +15,17 @@ from typing import Any
 
 import numpy as np
 
-from instruction_gate import cost_report, hardgates, reuse, sequential
-from instruction_gate.baseline_cache import DEFAULT_MAX_AGE_DAYS, BaselineCache
-from instruction_gate.budget import Budget
+from instruction_gate.verdict import cost_report, hardgates, sequential
+
+from instruction_gate.run import reuse
+from instruction_gate.run.baseline_cache import DEFAULT_MAX_AGE_DAYS, BaselineCache
+from instruction_gate.run.budget import Budget
 from instruction_gate.errors import ConfigError, NotEvaluatedError
-from instruction_gate.evaluation import Evaluation, RunSpec
-from instruction_gate.pairing import pair_runs
-from instruction_gate.policy import Policy, load_policy
-from instruction_gate.prepare import Checked
-from instruction_gate.results import ResultSet
+from instruction_gate.run.evaluation import Evaluation, RunSpec
+from instruction_gate.verdict.pairing import pair_runs
+from instruction_gate.verdict.policy import Policy, load_policy
+from instruction_gate.suite.prepare import Checked
+from instruction_gate.verdict.results import ResultSet
 
 
 def success_values(runs: dict[tuple[str, int, str], dict[str, Any]], tasks: set[str], rounds: int) -> tuple[np.ndarray, int]:

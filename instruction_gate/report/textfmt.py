@@ -1,0 +1,30 @@
+"""Text formatting shared by the summary, the annotations and the messages (numbers: verdict/figures.py).
+
+Record strings (commands, paths, reasons) can come from the agent working under untrusted
+candidate instructions, so everything put into Markdown is escaped and shortened.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Characters that could start emphasis, code, links, HTML or table cells in inline text.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
+
+
+def clip(text: str, limit: int = 200) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def md(text: object, limit: int = 200) -> str:
+    """Inline Markdown-safe text: one line, special characters escaped, length capped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", clip(str(text), limit))
+
+
+def code(text: object, limit: int = 120) -> str:
+    """Inline code span that survives backticks and pipes inside `text`."""
+    body = clip(str(text), limit).replace("|", "\\|")
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
+    pad = " " if body.startswith("`") or body.endswith("`") else ""
+    return f"{fence}{pad}{body}{pad}{fence}" if body else ""
