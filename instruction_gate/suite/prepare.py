@@ -89,8 +89,11 @@ def hidden_paths(checked: Checked) -> set[str]:
     With code held fixed the workspaces start from the candidate's tree, so its files in those
     places are hidden too: a pull request cannot slip its own checks or tests into the suite.
     """
-    repo, manifest = checked.repo, checked.manifest
-    tree = {**checked.contract.base_tree, **checked.contract.workspace_tree}
+    return suite_paths(checked.repo, checked.manifest, {**checked.contract.base_tree, **checked.contract.workspace_tree})
+
+
+def suite_paths(repo: Path, manifest: Manifest, tree: contract_mod.Tree) -> set[str]:
+    """Files of `tree` that belong to the suite (see `hidden_paths`); instruction files never do."""
     hidden: set[str] = set()
     suite_dir = Path(os.path.relpath(manifest.path.resolve().parent, repo))
     if not str(suite_dir).startswith(".."):
