@@ -18,7 +18,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from instruction_gate import git, proc
+from instruction_gate import demo_repo, git, proc
 from instruction_gate.backtest import commit_run, table
 from instruction_gate.backtest.history import Replay, instruction_commits, resolve
 from instruction_gate.commands.evaluate import _terminate_on_sigterm
@@ -45,6 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently per commit (default 1)")
     parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="evaluate only these task ids")
+    parser.add_argument("--demo", action="store_true", help="backtest the demo repository's history (built in "
+                        "OUT/demo-repo) with the offline reference agent; --repo and --adapter are then not needed")
 
 
 def _blob(repo: Path, commit: str, path: str) -> bytes | None:
@@ -79,7 +81,19 @@ def _previous(out: Path, suite_sha: str) -> None:
                               "use another --out")
 
 
+def _demo(args: argparse.Namespace) -> None:
+    """Point --repo and --adapter at the demo history, building it on the first run."""
+    repo = args.out.resolve() / "demo-repo"
+    if not (repo / ".git").is_dir():
+        shutil.rmtree(repo, ignore_errors=True)
+        demo_repo.build_history(repo)
+    args.repo = repo
+    args.adapter = args.adapter or str(repo / demo_repo.SUITE_DIR / "adapters" / "reference")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.demo:
+        _demo(args)
     repo = repo_root(args.repo)
     suite_sha = resolve(repo, args.suite_ref, "--suite-ref")
     manifest_bytes = _blob(repo, suite_sha, args.manifest)
