@@ -11,6 +11,7 @@ same pair again.
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -37,13 +38,6 @@ class InstructionCommit:
     @property
     def mixed(self) -> bool:
         return bool(self.code_files)
-
-
-def resolve(repo: Path, ref: str, flag: str) -> str:
-    found = git.git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", cwd=repo, check=False)
-    if not found.ok:
-        raise ConfigError(f"{flag}: {ref!r} is not a commit in {repo}")
-    return found.stdout.strip()
 
 
 def instruction_commits(repo: Path, instruction_paths: tuple[str, ...], revisions: str) -> list[InstructionCommit]:
@@ -89,6 +83,11 @@ class Replay:
         trusted = read_tree(self.root, suite_ref)
         self.suite: Tree = {p: trusted[p] for p in sorted(suite_paths(self.root, self.manifest, trusted))}
         self.suite[manifest_rel] = trusted[manifest_rel]
+
+    def digest(self, policy: bytes) -> str:
+        """What a finished row depends on besides its commit: the suite's files and the policy."""
+        listing = "".join(f"{e.mode} {e.oid}\t{p}\n" for p, e in sorted(self.suite.items()))
+        return hashlib.sha256(listing.encode() + b"\0" + policy).hexdigest()
 
     def __enter__(self) -> "Replay":
         return self

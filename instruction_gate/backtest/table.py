@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from instruction_gate.records import RECORD_SCHEMA_VERSION
+from instruction_gate.report import textfmt as fmt
 
 ICONS = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "not evaluated": "⏸", "error": "⛔"}
 
@@ -33,10 +34,6 @@ def _delta(row: dict[str, Any]) -> str:
     return f"{_points(delta['estimate'])} [{_points(delta.get('low'))}, {_points(delta.get('high'))}]"
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def chart(rows: list[dict[str, Any]]) -> list[str]:
     """Mermaid xychart: the success-rate delta (points) per commit, the verdict in each label."""
     if not rows:
@@ -58,13 +55,13 @@ def markdown(doc: dict[str, Any]) -> str:
     lines += ["| date | commit | subject | instruction files | verdict | success Δ, points [interval] | blocking | runs |",
               "|---|---|---|---|---|---|---|---|"]
     for row in rows:
-        files = ", ".join(f"`{f}`" for f in row["instruction_files"])
+        files = ", ".join(fmt.code(f) for f in row["instruction_files"])
         if row["code_files"]:
             files += f" (+{len(row['code_files'])} code file{'s' if len(row['code_files']) != 1 else ''} held fixed)"
         verdict = f"{ICONS.get(row['verdict'], '')} {row['verdict']}"
         if row.get("detail"):
-            verdict += f": {row['detail'][:200]}"
+            verdict += f": {row['detail']}"
         blocking = "; ".join(row["blocking"]) or "—"
-        lines.append(f"| {row['date'][:10]} | `{row['commit'][:12]}` | {_cell(row['subject'][:80])} | {_cell(files)} | "
-                     f"{_cell(verdict)} | {_delta(row)} | {_cell(blocking)} | {row['runs']} |")
+        lines.append(f"| {row['date'][:10]} | `{row['commit'][:12]}` | {fmt.md(row['subject'], 80)} | {files} | "
+                     f"{fmt.md(verdict, 300)} | {_delta(row)} | {fmt.md(blocking, 300)} | {row['runs']} |")
     return "\n".join(lines) + "\n"

@@ -20,12 +20,13 @@ from pathlib import Path
 
 from instruction_gate import demo_repo, git, proc
 from instruction_gate.backtest import commit_run, table
-from instruction_gate.backtest.history import Replay, instruction_commits, resolve
+from instruction_gate.backtest.history import Replay, instruction_commits
 from instruction_gate.commands.evaluate import _terminate_on_sigterm
 from instruction_gate.errors import ConfigError
 from instruction_gate.records import write_json_atomic
 from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.secrets import split_environment
+from instruction_gate.suite.contract import resolve_commit
 from instruction_gate.suite.prepare import repo_root
 from instruction_gate.verdict.policy import load_policy
 
@@ -71,14 +72,14 @@ def _runner_flags(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(flags)
 
 
-def _previous(out: Path, suite_sha: str) -> None:
-    """Refuse to continue a backtest recorded under another suite: its rows answer other tasks."""
+def _previous(out: Path, digest: str) -> None:
+    """Refuse to continue a backtest recorded under another suite or policy: its rows answer other tasks."""
     path = out / "backtest.json"
     if path.is_file():
-        recorded = json.loads(path.read_text(encoding="utf-8")).get("suite_sha")
-        if recorded != suite_sha:
-            raise ConfigError(f"{path}: recorded with the suite at {str(recorded)[:12]}, not {suite_sha[:12]}; "
-                              "use another --out")
+        recorded = json.loads(path.read_text(encoding="utf-8")).get("suite_digest")
+        if recorded != digest:
+            raise ConfigError(f"{path}: recorded with another suite or policy (digest {str(recorded)[:12]}, now "
+                              f"{digest[:12]}); use another --out")
 
 
 def _demo(args: argparse.Namespace) -> None:
@@ -95,57 +96,65 @@ def run(args: argparse.Namespace) -> int:
     if args.demo:
         _demo(args)
     repo = repo_root(args.repo)
-    suite_sha = resolve(repo, args.suite_ref, "--suite-ref")
+    suite_sha = resolve_commit(repo, args.suite_ref, "suite-ref")
     manifest_bytes = _blob(repo, suite_sha, args.manifest)
     if manifest_bytes is None:
         raise ConfigError(f"--manifest: {args.manifest} does not exist at --suite-ref {args.suite_ref} ({suite_sha[:12]})")
     policy_rel = args.policy or str(Path(args.manifest).parent / "policy.json")
-    policy_bytes = _blob(repo, suite_sha, policy_rel)
-    if policy_bytes is None and args.policy:
+    policy_bytes = _blob(repo, suite_sha, policy_rel) or b"{}\n"
+    if policy_bytes == b"{}\n" and args.policy:
         raise ConfigError(f"--policy: {args.policy} does not exist at --suite-ref {args.suite_ref} ({suite_sha[:12]})")
     flags = _runner_flags(args)
-    args.out.mkdir(parents=True, exist_ok=True)
-    out = args.out.resolve()
-    _previous(out, suite_sha)
-    policy = out / "policy.json"
-    policy.write_bytes(policy_bytes or b"{}\n")
-    load_policy(policy)
-    work = out / ".work"
-    shutil.rmtree(work, ignore_errors=True)  # workspaces an interrupted run left behind
-    work.mkdir()
     revisions = args.revisions or suite_sha
-    header = {"suite_ref": args.suite_ref, "suite_sha": suite_sha, "range": revisions, "repository": str(repo)}
-    _terminate_on_sigterm()
-    with Replay(repo, manifest_bytes, args.manifest, suite_sha, work) as replay:
+    with Replay(repo, manifest_bytes, args.manifest, suite_sha) as replay:
         commits = instruction_commits(repo, replay.manifest.instruction_paths, revisions)
         if args.max_commits is not None:
             commits = commits[-args.max_commits:]
+        digest = replay.digest(policy_bytes)
+        args.out.mkdir(parents=True, exist_ok=True)
+        out = args.out.resolve()
+        _previous(out, digest)
+        policy = out / "policy.json"
+        policy.write_bytes(policy_bytes)
+        load_policy(policy)
+        work = out / ".work"
+        shutil.rmtree(work, ignore_errors=True)  # workspaces an interrupted run left behind
+        work.mkdir()
+        header = {"suite_ref": args.suite_ref, "suite_sha": suite_sha, "suite_digest": digest, "range": revisions,
+                  "repository": str(repo)}
         print(f"backtest: {len(commits)} instruction commits in {revisions}; suite from {args.suite_ref} "
               f"({suite_sha[:12]})", file=sys.stderr)
-        setup = commit_run.Setup(replay.root, replay.manifest_path, policy, flags, work)
-        rows: list[dict] = []
-        try:
-            for number, commit in enumerate(commits, 1):
-                directory = out / "commits" / commit.sha[:12]
-                row = commit_run.finished(directory)
-                state = "kept"
-                if row is None:
-                    directory.mkdir(parents=True, exist_ok=True)
-                    base, candidate = replay.pair(commit)
-                    row = commit_run.evaluate(commit, base, candidate, directory, setup)
-                    state = "evaluated"
-                rows.append(row)
-                print(f"[{number}/{len(commits)}] {commit.sha[:12]} {commit.subject[:60]}: {row['verdict']} "
-                      f"({state}, {row['runs']} runs)", file=sys.stderr, flush=True)
-                _write(out, rows, header)
-        except KeyboardInterrupt:
-            proc.kill_all_live()
-            _write(out, rows, header)
-            raise
-    _write(out, rows, header)
+        _terminate_on_sigterm()
+        rows = _replay_all(replay, commits, commit_run.Setup(replay.root, replay.manifest_path, policy, flags, work),
+                           out, header)
     shutil.rmtree(work, ignore_errors=True)
-    print(f"backtest: {out / 'backtest.md'}", file=sys.stderr)
+    print(f"backtest: {len(rows)} commits in {out / 'backtest.md'}", file=sys.stderr)
     return 0
+
+
+def _replay_all(replay: Replay, commits: list, setup: commit_run.Setup, out: Path, header: dict) -> list[dict]:
+    """Every commit in order, finished ones kept; the outputs rewritten after each (and on an interruption)."""
+    rows: list[dict] = []
+    try:
+        for number, commit in enumerate(commits, 1):
+            directory = out / "commits" / commit.sha[:12]
+            row = commit_run.finished(directory)
+            state = "kept"
+            if row is None:
+                directory.mkdir(parents=True, exist_ok=True)
+                base, candidate = replay.pair(commit)
+                row = commit_run.evaluate(commit, base, candidate, directory, setup)
+                state = "evaluated"
+            rows.append(row)
+            print(f"[{number}/{len(commits)}] {commit.sha[:12]} {commit.subject[:60]}: {row['verdict']} "
+                  f"({state}, {row['runs']} runs)", file=sys.stderr, flush=True)
+            _write(out, rows, header)
+    except KeyboardInterrupt:
+        proc.kill_all_live()
+        _write(out, rows, header)
+        raise
+    _write(out, rows, header)
+    return rows
 
 
 def _write(out: Path, rows: list[dict], header: dict) -> None:

@@ -134,7 +134,7 @@ def _spending(c: Comparison) -> list[str]:
 
 
 def _held_code(c: Comparison) -> list[str]:
-    return held_code.markdown(held_code.block(c.results.headers), fmt.md)
+    return held_code.markdown(held_code.block(c.results.headers), fmt.md, fmt.code)
 
 
 def render(c: Comparison) -> str:

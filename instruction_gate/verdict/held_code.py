@@ -23,17 +23,17 @@ def block(headers: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {"held_fixed": held, "not_evaluable": dict(sorted(not_evaluable.items()))}
 
 
-def markdown(found: dict[str, Any] | None, md) -> list[str]:
-    """The summary section; `md` escapes text for Markdown."""
+def markdown(found: dict[str, Any] | None, md, code) -> list[str]:
+    """The summary section; `md` escapes text for Markdown, `code` makes a code span."""
     if not found:
         return []
     held = found["held_fixed"]
-    listed = ", ".join(f"`{md(p, 200)}`" for p in held[:SHOWN]) + (f" and {len(held) - SHOWN} more" if len(held) > SHOWN else "")
+    listed = ", ".join(code(p, 200) for p in held[:SHOWN]) + (f" and {len(held) - SHOWN} more" if len(held) > SHOWN else "")
     lines = ["### Code held fixed", "",
              f"This pull request changes code as well as instructions. Both arms ran on its code; they differed only "
              f"in instruction files (the merge base's vs the candidate's). Non-instruction files held fixed "
              f"({len(held)}): {listed}.", ""]
     if found["not_evaluable"]:
         lines += ["Not evaluable with this pull request's code (not an agent failure):", ""]
-        lines += [f"- `{md(task, 100)}`: {md(why, 300)}" for task, why in found["not_evaluable"].items()] + [""]
+        lines += [f"- {code(task, 100)}: {md(why, 300)}" for task, why in found["not_evaluable"].items()] + [""]
     return lines

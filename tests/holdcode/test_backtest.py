@@ -108,4 +108,4 @@ def test_demo_history_backtest_resumes_after_an_interruption(tmp_path):
     markdown = (out / "backtest.md").read_text()
     assert "```mermaid\nxychart-beta" in markdown and "x-axis [" in markdown
     assert markdown.count("\n| 2026-01-") == 6
-    assert "| ❌ fail | " in markdown and "bug-tax-rounding: required_command_missing" in markdown
+    assert "| ❌ fail | " in markdown and "bug-tax-rounding: required\\_command\\_missing" in markdown
