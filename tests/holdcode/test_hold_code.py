@@ -128,21 +128,31 @@ def test_harness_runs_nothing_of_the_pull_request_and_secrets_stay_put(git_repo,
     base = build_base(git_repo)
     marker = tmp_path / "executed"
     payload = f"import os, pathlib; pathlib.Path({str(marker)!r}).write_text(repr(dict(os.environ)))\n"
+    dump = "import os, pathlib; pathlib.Path('env-dump.txt').write_text(repr(sorted(os.environ.items())))"
     candidate = git_repo.commit({
-        **RENAMED, "Makefile": f"check:\n\tpython3 -c \"{payload.strip()}\"\n",
+        **RENAMED, "Makefile": f"check:\n\tpython3 -c \"{dump}\"\n",
         "evals/tasks/t1/check.py": payload, "evals/tasks/t9/check.py": payload,
         "conftest.py": payload, ".gitattributes": "* filter=evil\n"}, "pr with code")
     git_repo.git("checkout", "-q", base)  # as in CI: the trusted base is checked out, the candidate only fetched
     git_repo.git("config", "filter.evil.clean", f"python3 -c \"{payload.strip()}\"")
+    secret = "s3cr3t-value-never-leaves"
+    env = {"DEPLOY_TOKEN": secret}
     # An adapter that runs nothing: whatever ran would be the harness's doing.
     quiet = write_adapter(tmp_path, COMPLETED)
-    secret = "s3cr3t-value-never-leaves"
-    evaluated, compared = gate(git_repo, base, candidate, tmp_path / "out", "--mixed-changes", "hold-code",
-                               adapter=str(quiet), env={"DEPLOY_TOKEN": secret})
-    assert evaluated.returncode in (0, 1), evaluated.stderr
+    evaluated, _ = gate(git_repo, base, candidate, tmp_path / "quiet", "--mixed-changes", "hold-code",
+                        adapter=str(quiet), env=env)
+    assert evaluated.returncode == 0, evaluated.stderr
     assert not marker.exists()
-    for path in (tmp_path / "out").rglob("*"):
-        if path.is_file():
-            assert secret not in path.read_text(errors="replace"), path
-    runs = json.loads((tmp_path / "out" / "index.json").read_text())["runs"]
+    runs = json.loads((tmp_path / "quiet" / "index.json").read_text())["runs"]
     assert all(r["checks"] and r["checks"][0]["exit_code"] == 0 for r in runs)  # the base's check ran
+    # The reference agent runs the pull request's `make check`, which dumps its environment into the workspace.
+    evaluated, _ = gate(git_repo, base, candidate, tmp_path / "agent", "--mixed-changes", "hold-code", env=env)
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert not marker.exists()
+    dumped = (tmp_path / "agent" / "t1" / "repeat-0" / "candidate" / "patch.diff").read_text()
+    assert "env-dump.txt" in dumped and "PATH" in dumped
+    assert "DEPLOY_TOKEN" not in dumped  # scrubbed from the environment, not merely redacted afterwards
+    for out in ("quiet", "agent"):
+        for path in (tmp_path / out).rglob("*"):
+            if path.is_file():
+                assert secret not in path.read_text(errors="replace"), path
