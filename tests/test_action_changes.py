@@ -53,3 +53,13 @@ def test_unknown_candidate_is_a_usage_error(git_repo, capsys):
     code, out, err = _changes(git_repo, manifest, base, "0" * 40, capsys)
     assert (code, out) == (2, [])
     assert "is the candidate commit fetched?" in err
+
+
+def test_mixed_change_names_instruction_files_and_code_on_stderr(git_repo, capsys):
+    base, manifest = _setup(git_repo)
+    candidate = git_repo.commit({"AGENTS.md": "b", "src/app.py": "x = 2", "Makefile": "check:\n"}, "mixed")
+    code, out, err = _changes(git_repo, manifest, base, candidate, capsys)
+    assert (code, out) == (0, ["AGENTS.md"])
+    assert "mixed change: instruction files AGENTS.md; code (2 files): Makefile, src/app.py." in err
+    only = git_repo.commit({"AGENTS.md": "c"}, "instructions only")
+    assert "mixed change" not in _changes(git_repo, manifest, candidate, only, capsys)[2]

@@ -3,12 +3,15 @@
 A cheap first CI job runs this to decide whether the gate has anything to evaluate. It
 reads only the trusted base manifest's `instruction_paths` and git objects, so it is safe
 for pull requests from anyone. Unlike `validate` it does not object to other changed
-files: deciding relevance and enforcing the static contract are separate jobs.
+files: deciding relevance and enforcing the static contract are separate jobs, but it says on
+stderr when the change is *mixed* (instruction files and code together), naming both kinds,
+so the workflow log explains what the static contract will do with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from instruction_gate import git, globs
@@ -23,18 +26,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--candidate", required=True, help="candidate commit")
 
 
-def changed_instruction_paths(repo: Path, instruction_paths: tuple[str, ...], base: str, candidate: str) -> list[str]:
-    """Instruction paths that differ between the merge base of base and candidate, and the candidate."""
+def changed_paths(repo: Path, instruction_paths: tuple[str, ...], base: str, candidate: str) -> tuple[list[str], list[str]]:
+    """(instruction files, other files) that differ between the merge base of base and candidate, and the candidate."""
     try:
         merge_base = git.out("merge-base", base, candidate, cwd=repo).strip()
     except git.GitError as exc:
         raise ConfigError(f"cannot find the merge base of {base} and {candidate} (is the candidate commit fetched?): {exc}") from None
-    names = git.out("diff", "--name-only", "--no-renames", "-z", merge_base, candidate, cwd=repo)
-    return sorted(globs.filter_paths([n for n in names.split("\0") if n], instruction_paths))
+    names = [n for n in git.out("diff", "--name-only", "--no-renames", "-z", merge_base, candidate, cwd=repo).split("\0") if n]
+    instructions = sorted(globs.filter_paths(names, instruction_paths))
+    return instructions, sorted(set(names) - set(instructions))
 
 
 def run(args: argparse.Namespace) -> int:
     manifest = manifest_mod.load(args.manifest)
-    for path in changed_instruction_paths(args.repo, manifest.instruction_paths, args.base, args.candidate):
+    instructions, code = changed_paths(args.repo, manifest.instruction_paths, args.base, args.candidate)
+    for path in instructions:
         print(path)
+    if instructions and code:
+        shown = ", ".join(code[:20]) + (f", ... and {len(code) - 20} more" if len(code) > 20 else "")
+        print(f"mixed change: instruction files {', '.join(instructions)}; code ({len(code)} "
+              f"file{'s' if len(code) != 1 else ''}): {shown}. The static contract refuses it unless the policy's "
+              "contract.mixed_changes is hold-code", file=sys.stderr)
     return 0

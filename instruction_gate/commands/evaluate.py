@@ -29,7 +29,7 @@ from instruction_gate.secrets import Redactor, split_environment
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    validate.add_arguments(parser)
+    validate.add_arguments(parser, with_policy=False)
     parser.add_argument("--out", type=Path, required=True, help="output directory for run records and index.json")
     parser.add_argument("--validate-only", action="store_true", help="check manifest and static contract, run nothing")
     parser.add_argument("--adapter", help="adapter command (default: $AGENT_ADAPTER_CMD)")
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
     chosen = rounds.controls(args)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
-                        warn=validate.warn)
+                        warn=validate.warn, mixed_changes=validate.mixed_changes(args))
     manifest, contract = checked.manifest, checked.contract
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
@@ -100,7 +100,10 @@ def run(args: argparse.Namespace) -> int:
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
-              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths)}
+              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths),
+              "held_fixed": list(contract.held_fixed)}
+    if contract.holds_code:
+        print(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
     store = RunStore(args.out, header, Redactor(envs.secret_values))
     if args.resume:
         kept = store.load_finished()
@@ -109,6 +112,10 @@ def run(args: argparse.Namespace) -> int:
     store.write_index()
     _terminate_on_sigterm()
     stage, fixture_problems = build_stage(checked, args.temp_dir)
+    if contract.holds_code:
+        store.header["not_evaluable"] = dict(sorted(fixture_problems.items()))
+        for task_id, why in sorted(fixture_problems.items()):
+            print(f"  {task_id}: {why}", file=sys.stderr)
     try:
         prompts, solutions = task_texts(checked, stage)
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from instruction_gate.verdict import cost_report
+from instruction_gate.verdict import cost_report, held_code
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.tables import MAX_ROWS, table
 from instruction_gate.verdict import figures
@@ -133,6 +133,10 @@ def _spending(c: Comparison) -> list[str]:
     return cost_report.markdown(c.spending)
 
 
+def _held_code(c: Comparison) -> list[str]:
+    return held_code.markdown(held_code.block(c.results.headers), fmt.md, fmt.code)
+
+
 def render(c: Comparison) -> str:
     decision = c.decision
     lines = [f"## {_ICONS[decision.verdict]} instruction-gate — {fmt.md(decision.headline, 600)}", ""]
@@ -140,6 +144,6 @@ def render(c: Comparison) -> str:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    for section in (_hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance):
+    for section in (_held_code, _hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance):
         lines += section(c)
     return "\n".join(lines).rstrip() + "\n"

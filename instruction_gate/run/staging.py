@@ -15,6 +15,8 @@ def build_stage(checked: Checked, temp_root: Path | None = None) -> tuple[Stage,
         fixtures = {t.id: blob_text(checked.repo, checked.contract, t.fixture_patch) if t.fixture_patch else None
                     for t in checked.manifest.tasks}
         problems = stage.build(checked.contract, hidden_paths(checked), fixtures)
+        if checked.contract.holds_code:
+            problems = _held_code_problems(checked, stage, problems)
     except BaseException:
         stage.close()
         raise
@@ -38,3 +40,21 @@ def task_texts(checked: Checked, stage: Stage) -> tuple[dict[str, list[str]], di
             path.write_text(blob_text(repo, contract, task.reference_solution))
             solutions[task.id] = path
     return prompts, solutions
+
+
+def _held_code_problems(checked: Checked, stage: Stage, problems: dict[str, str]) -> dict[str, str]:
+    """Tasks the suite cannot pose on the candidate's code: fixture or reference solution no longer applies.
+
+    Such a task is not evaluable for this pull request (its runs are recorded as infrastructure
+    failures with this reason), not a failure of either arm's agent.
+    """
+    found = {task: f"not evaluable with this pull request's code: {why}" for task, why in problems.items()}
+    for task in checked.manifest.tasks:
+        if task.id in found or not task.reference_solution:
+            continue
+        solution = blob_text(checked.repo, checked.contract, task.reference_solution)
+        # The base arm's tree: the candidate's code with the instruction files the solution was written against.
+        _tree, why = stage.apply(stage.inputs[(task.id, "base")].tree, solution)
+        if why:
+            found[task.id] = f"not evaluable with this pull request's code: reference solution does not apply: {why}"
+    return found

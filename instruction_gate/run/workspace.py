@@ -103,14 +103,17 @@ class Stage:
         `hidden` are repository paths removed from the agent's view; `fixtures` maps task id
         to fixture patch text (or None). Returns task id -> problem for fixtures that do not apply.
         """
-        base = contract.base_tree
-        hidden_tree = {p: base[p] for p in sorted(hidden) if p in base}
+        # The suite laid back in for the checks is always the base's; the workspaces start from
+        # the candidate's tree instead when the contract holds its code fixed.
+        hidden_tree = {p: contract.base_tree[p] for p in sorted(hidden) if p in contract.base_tree}
         self.suite_index_info = "".join(f"{e.mode} {e.oid}\t{p}\0" for p, e in hidden_tree.items())
         self.suite_paths = tuple(hidden_tree)
-        visible = self._tree_from(contract.base_sha, sorted(hidden_tree), {}, "visible")
+        base = contract.workspace_tree
+        visible = self._tree_from(contract.workspace_sha, sorted(p for p in hidden if p in base), {}, "visible")
+        instructions = sorted(set(contract.base_instructions) | set(contract.candidate_instructions))
         variant_trees = {
-            "base": self._tree_from(visible, sorted(contract.base_instructions), contract.base_instructions, "v-base"),
-            "candidate": self._tree_from(visible, sorted(contract.base_instructions), contract.candidate_instructions, "v-cand"),
+            "base": self._tree_from(visible, instructions, contract.base_instructions, "v-base"),
+            "candidate": self._tree_from(visible, instructions, contract.candidate_instructions, "v-cand"),
         }
         problems: dict[str, str] = {}
         touched: set[str] = set(contract.base_instructions) | set(contract.candidate_instructions)
@@ -119,14 +122,10 @@ class Stage:
             for variant in VARIANTS:
                 tree = variant_trees[variant]
                 if fixture:
-                    index = self.root / "fixture.index"
-                    self.git("read-tree", tree, index=index)
-                    applied = self.git("apply", "--cached", "--whitespace=nowarn", "-", index=index,
-                                       stdin=fixture, check=False)
-                    if not applied.ok:
-                        problems[task_id] = f"fixture patch does not apply: {applied.stderr.strip()[-500:]}"
+                    tree, why = self.apply(tree, fixture)
+                    if why:
+                        problems[task_id] = f"fixture patch does not apply: {why}"
                         break
-                    tree = self.git("write-tree", index=index).stdout.strip()
                     touched.update(git.split_z(self.git("diff-tree", "-r", "-z", "--name-only", variant_trees[variant], tree).stdout))
                 trees[(task_id, variant)] = tree
         common_tree = self._tree_from(visible, sorted(touched & set(base)), {}, "common")
@@ -139,6 +138,18 @@ class Stage:
             pack_dir = self.root / "packs" / f"{task_id}.{variant}"
             self.inputs[(task_id, variant)] = InputCommit(commit, tree, self._pack(commit, pack_dir, exclude=common_commit))
         return problems
+
+    def apply(self, tree: str, patch: str) -> tuple[str, str | None]:
+        """`tree` with `patch` applied, or (tree, why not) when it does not apply."""
+        index = self.root / f"apply-{os.urandom(4).hex()}.index"
+        try:
+            self.git("read-tree", tree, index=index)
+            applied = self.git("apply", "--cached", "--whitespace=nowarn", "-", index=index, stdin=patch, check=False)
+            if not applied.ok:
+                return tree, applied.stderr.strip()[-500:] or "git apply failed"
+            return self.git("write-tree", index=index).stdout.strip(), None
+        finally:
+            index.unlink(missing_ok=True)
 
     def _pack(self, tip: str, pack_dir: Path, exclude: str | None = None) -> tuple[Path, ...]:
         pack_dir.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,10 @@
 The candidate is compared with the merge base of base and candidate (a three-dot diff), so
 a base branch that moved on does not make a PR look like it changed unrelated files.
 The candidate variant is the base's instruction files with the candidate's own changes applied.
+
+A candidate that also changes code (a *mixed* change) is refused by default. With
+`mixed_changes="hold-code"` both arms start from the candidate's tree instead and differ only
+in instruction files: the base arm gets the merge base's, the candidate arm the candidate's.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from instruction_gate.suite.manifest import Manifest
 
 REGULAR_MODES = {"100644", "100755"}
 SYMLINK_MODE = "120000"
+MIXED_CHANGES = ("refuse", "hold-code")
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,23 @@ class Contract:
     base_instructions: Tree  #: instruction files in force for the base variant
     candidate_instructions: Tree  #: base's, with the candidate's changes applied
     changed_instruction_paths: tuple[str, ...]
+    #: non-instruction files the candidate changes; with hold-code they are in both arms
+    held_fixed: tuple[str, ...] = ()
+    #: the commit and tree both arms start from: the candidate's when code is held fixed
+    start_sha: str = ""
+    start_tree: Tree | None = None
+
+    @property
+    def holds_code(self) -> bool:
+        return bool(self.held_fixed)
+
+    @property
+    def workspace_sha(self) -> str:
+        return self.start_sha or self.base_sha
+
+    @property
+    def workspace_tree(self) -> Tree:
+        return self.start_tree if self.start_tree is not None else self.base_tree
 
 
 def resolve_commit(repo: Path, ref: str, what: str) -> str:
@@ -74,11 +96,12 @@ def _symlink_problem(path: str, target: str, manifest: Manifest) -> str | None:
 
 
 def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_identical: bool = False,
-          base_tree: Tree | None = None) -> Contract:
+          base_tree: Tree | None = None, mixed_changes: str = "refuse") -> Contract:
     """Enforce the static contract; raise ContractError naming every offending path.
 
     `allow_identical` is for runs of the base arm alone (filling the baseline cache);
-    `base_tree` saves reading the base commit's tree again when the caller has it.
+    `base_tree` saves reading the base commit's tree again when the caller has it;
+    `mixed_changes` is "refuse" or "hold-code" (module docstring).
     """
     base_sha = resolve_commit(repo, base, "base")
     candidate_sha = resolve_commit(repo, candidate, "candidate")
@@ -93,9 +116,12 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
     candidate_instructions = {p: e for p, e in base_tree.items() if is_instruction(p)}
     base_instructions = dict(candidate_instructions)
     changed: list[str] = []
+    code: list[str] = []
     for old_mode, new_mode, status, path in _changes(repo, merge_base, candidate_sha):
         if not is_instruction(path):
-            problems.append(f"{path}: not an instruction path; the candidate may change only {list(manifest.instruction_paths)}")
+            code.append(path)
+            if mixed_changes != "hold-code":
+                problems.append(f"{path}: not an instruction path; the candidate may change only {list(manifest.instruction_paths)}")
             continue
         changed.append(path)
         if status == "D":
@@ -120,8 +146,12 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
                 target = git.out("cat-file", "blob", entry.oid, cwd=repo)
                 if why := _symlink_problem(path, target, manifest):
                     problems.append(why)
+    if code and changed and mixed_changes != "hold-code":
+        raise ContractError(mixed_message(changed, code), sorted(set(problems)))
     if problems:
         raise ContractError("the candidate breaks the static contract", sorted(set(problems)))
+    if code:
+        base_instructions, candidate_instructions = _held_variants(repo, merge_base, candidate_sha, is_instruction)
     if base_instructions == candidate_instructions and not allow_identical:
         problems = [f"instruction paths: {list(manifest.instruction_paths)}"]
         base_changes = [c[3] for c in _changes(repo, merge_base, base_sha) if is_instruction(c[3])]
@@ -130,4 +160,20 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
                             f"(the base changes {', '.join(base_changes)} since the candidate)")
         raise ContractError("base and candidate instruction files are byte-identical: nothing to evaluate", problems)
     return Contract(base_sha, candidate_sha, merge_base, base_tree, base_instructions,
-                    candidate_instructions, tuple(sorted(changed)))
+                    candidate_instructions, tuple(sorted(changed)), tuple(sorted(code)),
+                    candidate_sha if code else "", read_tree(repo, candidate_sha) if code else None)
+
+
+def mixed_message(instructions: list[str], code: list[str]) -> str:
+    """The refusal of a mixed change, naming both kinds of file."""
+    return (f"the candidate breaks the static contract: it changes instruction files ({', '.join(sorted(instructions))}) "
+            f"and code ({len(code)} file{'s' if len(code) != 1 else ''}, listed below) together; evaluate the "
+            "instructions with the code held fixed (policy contract.mixed_changes: hold-code, or --mixed-changes "
+            "hold-code), or split the pull request")
+
+
+def _held_variants(repo: Path, merge_base: str, candidate_sha: str, is_instruction) -> tuple[Tree, Tree]:
+    """hold-code: the merge base's instruction files (base arm) and the candidate's (candidate arm)."""
+    before = {p: e for p, e in read_tree(repo, merge_base).items() if is_instruction(p)}
+    after = {p: e for p, e in read_tree(repo, candidate_sha).items() if is_instruction(p)}
+    return before, after

@@ -34,7 +34,7 @@ def repo_root(path: Path) -> Path:
 
 
 def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_identical: bool = False,
-              warn: Callable[[str], None] | None = None) -> Checked:
+              warn: Callable[[str], None] | None = None, mixed_changes: str = "refuse") -> Checked:
     """Manifest schema and semantics, files at the base commit, and the static contract.
 
     `warn` receives what does not stop the evaluation but may surprise: a manifest on disk
@@ -56,7 +56,7 @@ def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_
         warn(drift)
     if problems:
         raise ConfigError(f"{manifest_path}: references files missing at the base commit", problems)
-    checked = contract_mod.check(repo, manifest, base_sha, candidate, allow_identical, base_tree)
+    checked = contract_mod.check(repo, manifest, base_sha, candidate, allow_identical, base_tree, mixed_changes)
     return Checked(repo, manifest, checked)
 
 
@@ -84,8 +84,16 @@ def manifest_drift(repo: Path, manifest: Manifest, base_tree: contract_mod.Tree,
 
 
 def hidden_paths(checked: Checked) -> set[str]:
-    """Base files the agent must not see: the suite directory, task files, `hidden_paths`."""
-    repo, manifest, tree = checked.repo, checked.manifest, checked.contract.base_tree
+    """Base files the agent must not see: the suite directory, task files, `hidden_paths`.
+
+    With code held fixed the workspaces start from the candidate's tree, so its files in those
+    places are hidden too: a pull request cannot slip its own checks or tests into the suite.
+    """
+    return suite_paths(checked.repo, checked.manifest, {**checked.contract.base_tree, **checked.contract.workspace_tree})
+
+
+def suite_paths(repo: Path, manifest: Manifest, tree: contract_mod.Tree) -> set[str]:
+    """Files of `tree` that belong to the suite (see `hidden_paths`); instruction files never do."""
     hidden: set[str] = set()
     suite_dir = Path(os.path.relpath(manifest.path.resolve().parent, repo))
     if not str(suite_dir).startswith(".."):
