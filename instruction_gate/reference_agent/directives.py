@@ -7,7 +7,9 @@ The grammar is documented in `adapters/README.md` ("The reference agent (offline
 
 from __future__ import annotations
 
+import bisect
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Literal
 
@@ -46,6 +48,68 @@ _FINISHING = re.compile(
 _BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w-]+/)*[\w-]+\.(?:md|rst|txt))\b")
 
 
+#: A word after a command that makes the tests the occasion, not the command's purpose:
+#: "Run `pip install -e .` before running the tests" sets up; it does not run them.
+_OCCASION = re.compile(r"\b(?:before|after|prior to|once|when|whenever|until)\b")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+#: Code, not a command: a statement keyword first, or a call / block / comparison inside.
+_CODE_STATEMENT = re.compile(r"(?:assert|import|from|def|class|return|raise|async|await|const|let|var|function|fn|"
+                             r"pub|use|impl|struct|type|interface|export|if|for|while|with)\b")
+_CODE_SHAPE = re.compile(r"\w\(|[{};]|==|!=|=>|->|\)\s*$")
+#: Files named alone are documents or data, not programs (`uv.lock`, `pyproject.toml`).
+_DATA_FILE = re.compile(r"(?i)\.(?:lock|toml|json|jsonc|ya?ml|cfg|ini|md|mdx|rst|txt|csv|xml|html?|css|env|sql|"
+                        r"proto|snap|log)$")
+#: Source files: a program when given as a path (`scripts/check.py`), a mention when named alone.
+_SOURCE_FILE = re.compile(r"(?i)\.(?:py|ts|tsx|js|mjs|cjs|jsx|rs|go|java|kt|rb|c|h|cpp|hpp|cs|swift)$")
+#: Programs that are commands when named alone (one word in backticks).
+_LONE_PROGRAMS = frozenset({
+    "pytest", "make", "tox", "nox", "just", "ruff", "mypy", "pyright", "black", "isort", "flake8", "pylint",
+    "npm", "pnpm", "yarn", "bun", "deno", "jest", "vitest", "eslint", "prettier", "tsc", "biome", "cargo",
+    "go", "gofmt", "golangci-lint", "gradle", "mvn", "bazel", "cmake", "ctest", "ninja", "rake", "rspec",
+    "bundle", "composer", "phpunit", "dotnet", "swift", "mix", "uv", "poetry", "hatch", "pdm", "pre-commit",
+    "prek", "lefthook", "turbo", "nx", "lerna", "zig", "stack", "cabal", "dune", "sbt", "lein", "tflint",
+})
+
+
+#: Programs whose arguments may look like code (`python -c 'print(1)'`): known commands anyway.
+_SHELL_PROGRAMS = _LONE_PROGRAMS | frozenset({
+    "python", "python3", "node", "npx", "pnpx", "uvx", "pipx", "pip", "pip3", "git", "gh", "docker", "kubectl",
+    "terraform", "helm", "sh", "bash", "zsh", "rm", "cp", "mv", "curl", "wget", "ls", "cat", "echo", "sudo",
+    "apt", "apt-get", "brew", "rustup", "cargo-nextest", "coverage", "alembic", "django-admin",
+})
+
+
+def is_command(code: str) -> bool:
+    """Whether text in backticks is something to run, not a flag, a path, a variable or code.
+
+    `PYTHONWARNDEFAULTENCODING=1`, `--fail-under=0`, `tests/`, `uv.lock`, `strict-no-cover` and
+    `assert isinstance(x, T)` are not; `make test`, `./scripts/test`, `CI=1 npm test` are.
+    """
+    try:
+        tokens = shlex.split(code.strip())
+    except ValueError:
+        return False
+    while tokens and _ASSIGNMENT.match(tokens[0]):  # `CI=1 npm test`: the command follows
+        tokens = tokens[1:]
+    if not tokens:
+        return False
+    first = tokens[0]
+    if first in _SHELL_PROGRAMS or first.startswith(("./", "../")) and not first.endswith("/"):
+        return True
+    if first.startswith(("-", "<", "[", "@", "#", "$")) or first.endswith("/") or \
+            _CODE_STATEMENT.match(code.strip()) or _CODE_SHAPE.search(code):
+        return False
+    if _DATA_FILE.search(first) or _SOURCE_FILE.search(first) and "/" not in first:
+        return False
+    if len(tokens) == 1 and "/" not in first:
+        return False  # one unknown word: a name (`strict-no-cover`, `tests`), not a program to run
+    return bool(re.fullmatch(r"[\w.+~/-]+", first))
+
+
+def _commands(codes: list[str]) -> list[str]:
+    return [c for c in codes if is_command(c)]
+
+
 def _clauses(line: str) -> list[tuple[str, list[str]]]:
     """Split a line into clauses with backticked spans replaced by numbered slots."""
     codes: list[str] = []
@@ -76,7 +140,7 @@ def _parse_clause(clause: str, codes: list[str]) -> list[tuple[DirectiveKind, st
     negation = _NEGATION.search(low)
     if negation:
         if verb := _FORBID_VERB.search(low, negation.end()):
-            return [("forbid_command", t) for t in _slots_after(low, verb.end(), codes)]
+            return [("forbid_command", t) for t in _commands(_slots_after(low, verb.end(), codes))]
         if verb := _EDIT_VERB.search(low, negation.end()):
             return [("protect_path", t) for t in _slots_after(low, verb.end(), codes)]
         return []  # a negated sentence never becomes a positive directive
@@ -89,11 +153,15 @@ def _parse_clause(clause: str, codes: list[str]) -> list[tuple[DirectiveKind, st
             return found
     commands: list[str] = []
     if verb := _RUN_VERB.search(low):
-        commands = _slots_after(low, verb.end(), codes)
+        commands = _commands(_slots_after(low, verb.end(), codes))
     elif use := _USE_FOR.search(low):
-        commands = _slots_after(low, use.start(), codes)[:1]
+        commands = _commands(_slots_after(low, use.start(), codes)[:1])
     finishing = bool(_FINISHING.search(low))
-    if commands and _TESTS.search(low):
+    tests = _TESTS.search(low)
+    occasion = _OCCASION.search(low, _SLOT_RE.search(low).end()) if commands and _SLOT_RE.search(low) else None
+    if commands and tests and occasion and occasion.start() < tests.start():
+        found += [("run", c) for c in commands]  # a step before/after the tests, not the test command
+    elif commands and tests:
         found.append(("test_command", commands[0]))
         found += [("run", c) for c in commands[1:]]
         if finishing:
@@ -106,13 +174,38 @@ def _parse_clause(clause: str, codes: list[str]) -> list[tuple[DirectiveKind, st
 
 
 def parse(text: str, source: str) -> list[Directive]:
-    """Every directive in `text`, in document order. Fenced code blocks are ignored."""
+    """Every directive in `text`, in document order. Fenced code blocks are ignored; a sentence
+    hard-wrapped over several lines of a paragraph or list item is read whole, and its directives
+    carry the line where its clause starts."""
     directives: list[Directive] = []
-    for line in markdown.lines(text):
-        if line.in_code:
+    all_lines = markdown.lines(text)
+    for block in markdown.blocks(text):
+        if block.kind == "code":
             continue
-        prose = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*", "", line.text)
-        for clause, codes in _clauses(prose):
+        last = markdown.line_of(text, max(block.start, block.end - 1))
+        block_lines = all_lines[block.line - 1:last] if block.kind != "heading" else all_lines[block.line - 1:block.line]
+        joined, starts = "", []
+        for index, line in enumerate(block_lines):
+            prose = _MARKER.sub("", line.text) if index == 0 else line.text.strip()
+            starts.append(len(joined))
+            joined += prose + " "
+        for clause, codes, offset in _located_clauses(joined):
+            number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             for kind, argument in _parse_clause(clause, codes):
-                directives.append(Directive(kind, argument, source, line.number, _readable(clause, codes)))
+                directives.append(Directive(kind, argument, source, number, _readable(clause, codes)))
     return directives
+
+
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*")
+
+
+def _located_clauses(text: str) -> list[tuple[str, list[str], int]]:
+    """`_clauses` of a block's joined text, each with the offset in `text` where it starts."""
+    located, position = [], 0
+    for clause, codes in _clauses(text):
+        readable = _readable(clause, codes)
+        found = text.find(readable[:20], position) if readable else -1
+        offset = found if found >= 0 else position
+        located.append((clause, codes, offset))
+        position = max(position, offset)
+    return located
