@@ -63,6 +63,8 @@ def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding |
         reason = f"no {_RUNNER_FILES[ref.kind]} found"
     elif known is None or member(ref.name, known):
         return None  # defined, or generated in ways a static reader cannot follow
+    elif ref.kind == "make" and len(parts := _SHORTHAND.split(ref.name)) > 1 and all(member(p, known) for p in parts):
+        return None  # `make lint/format/test`: shorthand for several targets that all exist
     else:
         reason = f"{config} defines no such {_NOUN[ref.kind]}"
     return Finding("IG001", source, ref.line, f"Unknown {_WHAT[ref.kind]} `{ref.name}`: {reason}.",
@@ -87,8 +89,12 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
                    f"path:{ref.name}", ref.column + 1)
 
 
+#: Separators of a shorthand naming several make targets at once (`lint/format/test`, `lint|test`).
+_SHORTHAND = re.compile(r"[/|,]")
+
 #: A command named only to forbid it ("Never run `npm test`") need not exist.
-_FORBIDDING = re.compile(r"\b(never|don't|do not|must not|mustn't|should not|avoid|no longer)\b", re.IGNORECASE)
+_FORBIDDING = re.compile(r"\b(never|don't|do not|must not|mustn't|should not|avoid|no longer|forbidden|prohibited|"
+                         r"not allowed|may not)\b", re.IGNORECASE)
 
 
 #: Prose about branches names them in code spans: `feature/new-cli-command` is not a path.
@@ -97,14 +103,28 @@ _BRANCH = re.compile(r"\bbranch(?:es)?\b", re.IGNORECASE)
 _HEADER = re.compile(r"^[\w\-.]+\.(h|hh|hpp|hxx)$")
 
 
-def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...]) -> bool:
-    if _HEADER.match(ref.name):
+#: Prose about repositories names them as owner/name: `acme/widgets` is a repository, not a path.
+_REPOSITORY = re.compile(r"\b(?:repo|repos|repository|repositories|fork|forks|upstream|github|gitlab|"
+                         r"organi[sz]ations?|org|package|packages|crate|crates|module)\b", re.IGNORECASE)
+_OWNER_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+#: A file extension named alone (`.py`, `.md`) speaks of a kind of file, not of a file.
+_BARE_EXTENSION = re.compile(r"^\*?\.[A-Za-z0-9]{1,5}$")
+
+
+def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx: LintContext) -> bool:
+    if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name):
         return True
     if lines[ref.line - 1].in_code or "." in ref.name.rsplit("/", 1)[-1]:
         return False
     offset = lines[ref.line - 1].start + ref.column
     block = next((b for b in markdown.blocks(text) if b.start <= offset < b.end), None)
-    return block is not None and bool(_BRANCH.search(text[block.start:block.end]))
+    prose = text[block.start:block.end] if block is not None else ""
+    if _BRANCH.search(prose):
+        return True
+    # owner/name in prose about repositories, when no such first directory exists anywhere
+    first = ref.name.split("/", 1)[0]
+    return bool(_OWNER_NAME.match(ref.name) and _REPOSITORY.search(prose) and first not in ctx.dirs
+                and first not in ctx.basenames)
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -114,7 +134,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         for ref in references(text):
             if ref.kind != "path" and _FORBIDDING.search(lines[ref.line - 1].text[:ref.column]):
                 continue
-            if ref.kind == "path" and _not_a_path(ref, text, lines):
+            if ref.kind == "path" and _not_a_path(ref, text, lines, ctx):
                 continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
             if finding is not None and (finding.key, finding.line) not in seen:

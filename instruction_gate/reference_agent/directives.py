@@ -34,9 +34,12 @@ _CODE = re.compile(r"`([^`\n]+)`")
 _SLOT = "\x00{}\x00"
 _SLOT_RE = re.compile(r"\x00(\d+)\x00")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s+but\s+|\s+—\s+")
-_NEGATION = re.compile(r"\b(?:never|do not|don't|must not|should not|may not|avoid)\b")
+#: Letters only around the word: emphasis (`_never_`, `**never**`) does not hide it.
+_NEGATION = re.compile(r"(?<![a-z0-9])(?:never|do not|don't|must not|should not|may not|avoid|forbidden|prohibited|"
+                       r"not allowed|not permitted)(?![a-z0-9])")
+_POSTFIX = re.compile(r"\b(?:is|are)\s+(?:forbidden|prohibited|not allowed|not permitted)\b")
 _RUN_VERB = re.compile(r"\b(?:run|runs|execute|invoke|call)\b")
-_FORBID_VERB = re.compile(r"\b(?:run|runs|execute|invoke|call|use)\b")
+_FORBID_VERB = re.compile(r"\b(?:run|runs|running|execute|executing|invoke|invoking|call|calling|use|using)\b")
 _USE_FOR = re.compile(r"\buse\s+\x00\d+\x00\s+(?:to|for)\b")
 _EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|editing|modifying|changing|touching)\b")
 _APPROVAL = re.compile(r"\bask\s+(?:for\s+|a\s+human\s+for\s+)?(?:approval|permission|confirmation)\s+before\b")
@@ -141,6 +144,9 @@ def _parse_clause(clause: str, codes: list[str]) -> list[tuple[DirectiveKind, st
     if negation:
         if verb := _FORBID_VERB.search(low, negation.end()):
             return [("forbid_command", t) for t in _commands(_slots_after(low, verb.end(), codes))]
+        if (verb := _FORBID_VERB.search(low[:negation.start()])) and _POSTFIX.search(low, verb.end()):
+            # "Using `make deploy` is prohibited": the prohibition follows what it forbids
+            return [("forbid_command", t) for t in _commands(_slots_after(low[:negation.start()], verb.end(), codes))]
         if verb := _EDIT_VERB.search(low, negation.end()):
             return [("protect_path", t) for t in _slots_after(low, verb.end(), codes)]
         return []  # a negated sentence never becomes a positive directive

@@ -86,3 +86,9 @@ def test_a_hard_wrapped_sentence_is_read_whole_with_the_line_of_its_clause():
     assert ("forbid_command", "npm publish", 7) in found
     assert ("run", "make lint", 3) in found or ("test_command", "make lint", 3) in found
     assert any(kind == "verify" for kind, _, _ in found)
+
+
+@pytest.mark.parametrize("text", ["**NEVER** run `make deploy`.", "FORBIDDEN: running `make deploy`.",
+                                  "Using `make deploy` is prohibited.", "_Never_ run `make deploy`."])
+def test_prohibitions_in_capitals_or_emphasis(text):
+    assert kinds(f"- {text}\n") == [("forbid_command", "make deploy")]
