@@ -26,7 +26,7 @@ RECALL_OVERALL_FLOOR = 0.34
 PRECISION_COMMANDS_FLOOR = 0.17
 RECALL_COMMANDS_FLOOR = 0.27
 #: Ratchet down: the lint's false findings per 20 corpus files may not grow.
-LINT_FALSE_PER_20_CEILING = 45.0
+LINT_FALSE_PER_20_CEILING = 44.2
 LINT_TRUE_FLOOR = 6
 
 
