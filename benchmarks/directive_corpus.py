@@ -25,6 +25,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from instruction_gate.errors import EXIT_USAGE, ConfigError  # noqa: E402
 from instruction_gate.lint import projects  # noqa: E402
 from instruction_gate.lint.chains import chains  # noqa: E402
 from instruction_gate.lint.context import LintContext  # noqa: E402
@@ -101,16 +102,52 @@ def score_file(file: str, labels: list[Item], found: list[Item]) -> FileScore:
     return FileScore(file, labels, found, matched, fps, fns)
 
 
+def _label_problems(where: str, labels: object) -> list[str]:
+    if labels is None:
+        return []
+    if not isinstance(labels, dict):
+        return [f"{where}: expected a mapping with `directives` and `lint_expected`"]
+    problems = []
+    for i, d in enumerate(labels.get("directives") or []):
+        at = f"{where}.directives[{i}]"
+        if not isinstance(d, dict) or d.get("kind") not in KINDS:
+            problems.append(f"{at}.kind: one of {', '.join(KINDS)}")
+        elif not isinstance(d.get("line"), int) or d["line"] < 1:
+            problems.append(f"{at}.line: a 1-based line number")
+        elif (d.get("argument") is None) != (d["kind"] == "verify"):
+            problems.append(f"{at}.argument: required for every kind but verify (and only there absent)")
+    for i, e in enumerate(labels.get("lint_expected") or []):
+        if not isinstance(e, dict) or not isinstance(e.get("rule"), str) or not isinstance(e.get("line"), int):
+            problems.append(f"{where}.lint_expected[{i}]: needs `rule` (IG...) and `line`")
+    return problems
+
+
 def load_corpus(root: Path = CORPUS) -> list[dict]:
-    """sources.json entries, each with its text and its labels (an unlabelled file is an error)."""
-    sources = json.loads((root / "sources.json").read_text(encoding="utf-8"))
-    labels = yaml.safe_load((root / "labels.yaml").read_text(encoding="utf-8"))
-    missing = [s["file"] for s in sources if s["file"] not in labels]
-    if missing:
-        raise SystemExit(f"{root / 'labels.yaml'}: no labels for {', '.join(missing)}")
+    """sources.json entries, each with its text and its labels.
+
+    Raises ConfigError listing every problem (`file::$.path: message`): an unlabelled or
+    missing fixture, a label of an unknown kind, without a line or argument.
+    """
+    sources_path, labels_path = root / "sources.json", root / "labels.yaml"
+    try:
+        sources = json.loads(sources_path.read_text(encoding="utf-8"))
+        labels = yaml.safe_load(labels_path.read_text(encoding="utf-8")) or {}
+    except (OSError, ValueError, yaml.YAMLError) as error:
+        raise ConfigError(f"{root}: cannot read the corpus: {error}") from None
+    problems = []
+    for i, entry in enumerate(sources):
+        if entry.get("file") not in labels:
+            problems.append(f"{labels_path}::$[{entry.get('file')!r}]: no labels for this sources.json entry")
+            continue
+        problems += _label_problems(f"{labels_path}::$[{entry['file']!r}]", labels[entry["file"]])
+        if not (root / entry["file"]).is_file():
+            problems.append(f"{sources_path}::$[{i}].file: {entry['file']} does not exist")
+    if problems:
+        raise ConfigError(f"{root}: the corpus is inconsistent", problems)
     for entry in sources:
         entry["text"] = (root / entry["file"]).read_text(encoding="utf-8")
         entry["labels"] = labels[entry["file"]] or {}
+        entry["root"] = root
     return sources
 
 
@@ -202,10 +239,10 @@ def _runner_file(name: str, names: list[str] | None) -> str:
     return "=" if names is None else "[tool.tox]\nenv_list = [" + ", ".join(json.dumps(n) for n in names) + "]\n"
 
 
-def lint_file(entry: dict, root: Path = CORPUS) -> list[Finding]:
+def lint_file(entry: dict) -> list[Finding]:
     """The lint on this one instruction file, in its repository's (trimmed) tree."""
     slug = entry["file"].split("/")[1]
-    context = json.loads((root / "context" / f"{slug}.json").read_text(encoding="utf-8"))
+    context = json.loads((entry["root"] / "context" / f"{slug}.json").read_text(encoding="utf-8"))
     tree = ListingTree(context, {entry["path"]: entry["text"]})
     policy = LintPolicy()
     directory = posixpath.dirname(entry["path"])
@@ -253,8 +290,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-v", "--verbose", action="store_true", help="every file's misses and wrong directives")
     parser.add_argument("--worst", type=int, default=8, help="files listed with their false positives")
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus folder (default: %(default)s)")
     args = parser.parse_args()
-    corpus = load_corpus()
+    try:
+        corpus = load_corpus(args.corpus)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return EXIT_USAGE
     scores = directive_scores(corpus)
     print(f"directive corpus: {len(corpus)} files from {len({e['repository'] for e in corpus})} repositories, "
           f"{sum(len(s.labels) for s in scores)} labelled directives\n")

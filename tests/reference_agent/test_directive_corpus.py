@@ -107,3 +107,17 @@ def test_listing_tree_rebuilds_runner_files_the_lint_can_read():
     assert projects.make_targets(tree.read("docs/Makefile").decode()) is None
     assert tree.read("src/a.py") == b"" and tree.read("missing.py") is None
     assert tree.read("AGENTS.md") == b"Run `make test`."
+
+
+def test_bad_labels_are_reported_with_their_place(tmp_path):
+    (tmp_path / "files").mkdir()
+    (tmp_path / "files" / "a.txt").write_text("Run `make test`.\n", encoding="utf-8")
+    (tmp_path / "sources.json").write_text(
+        '[{"file": "files/a.txt"}, {"file": "files/b.txt"}]', encoding="utf-8")
+    (tmp_path / "labels.yaml").write_text(
+        "files/a.txt:\n  directives:\n    - {kind: runs, argument: make test, line: 1}\n", encoding="utf-8")
+    with pytest.raises(bench.ConfigError) as raised:
+        bench.load_corpus(tmp_path)
+    text = str(raised.value)
+    assert "labels.yaml::$['files/a.txt'].directives[0].kind" in text
+    assert "$['files/b.txt']: no labels" in text
