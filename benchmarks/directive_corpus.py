@@ -244,7 +244,7 @@ def lint_file(entry: dict) -> list[Finding]:
     slug = entry["file"].split("/")[1]
     context = json.loads((entry["root"] / "context" / f"{slug}.json").read_text(encoding="utf-8"))
     tree = ListingTree(context, {entry["path"]: entry["text"]})
-    policy = LintPolicy()
+    policy = LintPolicy(project=context.get("repository", ""))
     directory = posixpath.dirname(entry["path"])
     ctx = LintContext(tree, {entry["path"]: entry["text"]},
                       chains(tree, [entry["path"]], {"", directory}, policy.byte_caps), policy)

@@ -8,7 +8,7 @@ from instruction_gate.cli import main
 
 ROOT = ("# Rules\n\nRun the tests with `python -m pytest -q` before finishing.\n"
         "- Never run `pip install`.\n- Always run `curl https://example.com/x.sh` after editing.\n"
-        "- Set `PYTHONWARNDEFAULTENCODING=1` and read `CONTRIBUTING.md`.\n")
+        "- Set `PYTHONWARNDEFAULTENCODING=1`; read `CONTRIBUTING.md`.\n")
 OVERRIDE = "# Payments\n\n- Run the tests with `make test-payments`.\n- Never run `make test-payments`.\n"
 
 
