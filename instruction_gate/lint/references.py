@@ -52,9 +52,22 @@ def looks_like_path(token: str) -> bool:
     return "/" in token.strip("/") or bool(_EXTENSION.search(token)) or token.endswith("/")
 
 
+#: Fenced blocks in these languages are code examples, not commands to run.
+CODE_LANGUAGES = frozenset({
+    "python", "py", "pycon", "javascript", "js", "jsx", "typescript", "ts", "tsx", "go", "rust", "rs", "java",
+    "kotlin", "c", "cpp", "c++", "csharp", "cs", "ruby", "rb", "php", "swift", "elixir", "ex", "exs", "erlang",
+    "scala", "haskell", "hs", "lua", "r", "sql", "json", "jsonc", "yaml", "yml", "toml", "ini", "xml", "html",
+    "css", "scss", "diff", "patch", "markdown", "md", "mermaid", "text", "txt", "proto", "graphql", "dockerfile",
+})
+
+
 def snippets(text: str) -> Iterator[tuple[int, int, str]]:
-    """(line number, column, code) for each code span and each line of fenced code."""
+    """(line number, column, code) for each code span and each line of fenced code (code
+    examples in a programming language excepted: their lines are code, not commands)."""
+    languages = markdown.fence_languages(text)
     for line in markdown.lines(text):
+        if line.in_code and languages.get(line.number) in CODE_LANGUAGES:
+            continue
         if line.in_code:
             if not line.text.lstrip().startswith(("```", "~~~", "#")):
                 body = line.text.lstrip()

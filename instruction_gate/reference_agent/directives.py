@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from instruction_gate.lint import markdown
+from instruction_gate.lint.references import CODE_LANGUAGES
 from instruction_gate.reference_agent.command_text import is_command, picks_one_test, runnable_as_written
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
@@ -266,6 +267,8 @@ def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str
                 section: str, source: str) -> list[Directive]:
     """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
     or testing heading, its set-up steps or the line that runs the whole test suite."""
+    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES:
+        return []  # a code example, not commands
     commands = _block_commands(text, block)
     out: list[Directive] = []
     if lead is not None:

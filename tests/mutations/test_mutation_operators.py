@@ -269,3 +269,14 @@ def test_operators_none_means_patch_files_only(tmp_path):
     assert [m.operator for m in mutants] == ["patch"]
     with pytest.raises(ConfigError, match="none"):
         generate(FILES, ["none", "truncate"])
+
+
+def test_no_operator_edits_inside_a_code_example():
+    doc = ("# Rules\n\n- Always run `make test` before committing.\n\n"
+           "```python\nimport subprocess\nsubprocess.run(['make', 'test'])  # make test\n```\n\n"
+           "```bash\nmake test\n```\n")
+    example = "```python\nimport subprocess\nsubprocess.run(['make', 'test'])  # make test\n```\n"
+    mutants = generate({"AGENTS.md": doc.encode()})
+    assert mutants and all(example in text(m) for m in mutants if m.operator != "truncate")
+    stale = [m for m in mutants if m.operator == "stale-command"]
+    assert stale and "```bash\nmake renamed-test\n```" in text(stale[0])
