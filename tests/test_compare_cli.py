@@ -79,6 +79,38 @@ def test_cost_ratio_fails_when_the_whole_interval_is_above_the_bound(tmp_path):
     assert wall["median_of_ratios"] == pytest.approx(math.sqrt(5.0))
 
 
+@pytest.mark.parametrize("base_seconds, floors, verdict", [
+    (0.3, None, "not_gated"),  # the default 5 s floor: a sub-second agent's ratio is noise
+    (0.3, {"wall_seconds": None}, "fail"),  # floor switched off: judged as before
+    (30.0, None, "fail"),  # real-agent durations: judged
+    (30.0, {"wall_seconds": 60}, "not_gated"),
+])
+def test_wall_time_ratio_is_not_judged_under_the_noise_floor(tmp_path, base_seconds, floors, verdict):
+    runs = []
+    for i in range(6):
+        runs += [run(f"t{i}", 0, "base", wall_seconds=base_seconds),
+                 run(f"t{i}", 0, "candidate", wall_seconds=base_seconds * 3)]
+    soft = {"mode": "fail", "max_paired_wall_time_ratio": 1.5,
+            **({"min_base_median": floors} if floors is not None else {})}
+    code, summary, markdown = compare(tmp_path, index(runs), policy(soft))
+    wall = summary["metrics"]["wall_seconds"]
+    assert wall["verdict"] == verdict and wall["estimate"] == pytest.approx(3.0)  # reported either way
+    assert code == (1 if verdict == "fail" else 0)
+    if verdict == "not_gated":
+        assert "base runs too short" in wall["reason"] and "soft.min_base_median.wall_seconds" in wall["reason"]
+        assert "base runs too short" in markdown
+
+
+def test_noise_floors_keep_their_defaults_for_keys_not_given(tmp_path):
+    runs = [r for i in range(4) for r in (run(f"t{i}", 0, "base", wall_seconds=0.5, tool_calls=1),
+                                          run(f"t{i}", 0, "candidate", wall_seconds=2.0, tool_calls=3))]
+    _, summary, _ = compare(tmp_path, index(runs), policy({"max_paired_wall_time_ratio": 1.5,
+                                                           "max_paired_tool_call_ratio": 1.5,
+                                                           "min_base_median": {"tool_calls": 2}}))
+    assert summary["metrics"]["wall_seconds"]["verdict"] == "not_gated"  # default floor kept
+    assert summary["metrics"]["tool_calls"]["verdict"] == "not_gated"
+
+
 def test_even_repeats_median_of_ratios_is_symmetric(tmp_path):
     runs = []
     for i in range(4):

@@ -52,6 +52,23 @@ def test_a_suite_that_checks_nothing_lets_every_mutant_survive(git_repo, tmp_pat
     assert report["generated"] == {"delete-rule": 2, "swap-overrides": 0}
 
 
+def test_operators_none_runs_patch_files_only(git_repo, tmp_path, capsys):
+    """`--operators none` is documented as "patch files only" (the action passes it that way too)."""
+    base, manifest, adapter = small_suite(git_repo, tmp_path)
+    patch = tmp_path / "drop-tests.patch"
+    patch.write_text("--- a/AGENTS.md\n+++ b/AGENTS.md\n@@ -1,4 +1,3 @@\n # Rules\n \n"
+                     "-- Always run the tests.\n - Never push.\n")
+    out = tmp_path / "out"
+    code = main(["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
+                 "--out", str(out), "--adapter", adapter, "--operators", "none", "--patches", str(patch)])
+    report = json.loads((out / "mutation.json").read_text())
+    assert code == 0, capsys.readouterr().err
+    assert [m["operator"] for m in report["mutants"]] == ["patch"]
+    assert report["generated"] == {"patch": 1}
+    assert main(["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
+                 "--out", str(tmp_path / "o2"), "--adapter", adapter, "--operators", "none", "truncate"]) == 2
+
+
 def test_bad_inputs_exit_2(git_repo, tmp_path):
     base, manifest, adapter = small_suite(git_repo, tmp_path)
     common = ["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--out", str(tmp_path / "o"),

@@ -7,10 +7,13 @@ out); without `--candidate` the working directory of `--repo` is the candidate.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
+import re
 from pathlib import Path
 
+from instruction_gate import git
 from instruction_gate.suite import manifest as manifest_module
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
 from instruction_gate.lint import policy as lint_policy
@@ -55,9 +58,18 @@ def to_json(result: LintResult) -> dict:
             "resolved": [entry(f) for f in result.resolved]}
 
 
+def _project(repo: Path) -> str:
+    """The repository's "owner/name": GitHub's variable in Actions, else the origin remote's URL."""
+    if os.environ.get("GITHUB_REPOSITORY", "").count("/") == 1:
+        return os.environ["GITHUB_REPOSITORY"]
+    result = git.git("remote", "get-url", "origin", cwd=repo, check=False)
+    match = re.search(r"[:/]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", result.stdout.strip()) if result.ok else None
+    return f"{match.group(1)}/{match.group(2)}" if match else ""
+
+
 def run(args: argparse.Namespace) -> int:
     repo = args.repo.resolve()
-    policy = lint_policy.load(_policy_path(args))
+    policy = dataclasses.replace(lint_policy.load(_policy_path(args)), project=_project(repo))
     paths: tuple[str, ...] = ()
     directories: tuple[str, ...] = ()
     if args.manifest is not None:

@@ -26,7 +26,7 @@ from instruction_gate.verdict.comparison import compare
 from instruction_gate.suite.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
-from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample
+from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample, selected
 from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, MutationReport, Outcome, markdown,
                                                not_applicable, operator_counts, status_of, to_json)
 from instruction_gate.mutations.scratch import ScratchRepo
@@ -118,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
     if not command:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
     argv = checked_adapter_command(command, Path.cwd())  # a program that cannot start fails every mutant
+    operators = selected(args.operators)
     for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
@@ -137,10 +138,10 @@ def run(args: argparse.Namespace) -> int:
     with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
         suite = manifest_mod.load(scratch.manifest_path)
         files = scratch.instruction_files(base_sha, suite)
-        generated = generate(files, args.operators, patches, _truncate_at(args.truncate_at))
+        generated = generate(files, operators, patches, _truncate_at(args.truncate_at))
         mutants = sample(generated, args.max_mutants)
-        per_operator = counts(generated, args.operators)
-        print(f"mutate: mutants per operator: {operator_counts(per_operator, counts(mutants, args.operators))}",
+        per_operator = counts(generated, operators)
+        print(f"mutate: mutants per operator: {operator_counts(per_operator, counts(mutants, operators))}",
               file=sys.stderr)
         if not_applicable(per_operator):
             print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)

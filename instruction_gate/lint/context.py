@@ -33,6 +33,10 @@ class LintContext:
     def ignored(self) -> pathspec.PathSpec:
         """The revision's .gitignore rules, nested files included: what a build or a tool
         creates (`target/debug/app`, `node_modules/.bin/x`), never committed yet real."""
+        return pathspec.GitIgnoreSpec.from_lines(self._ignore_patterns)
+
+    @cached_property
+    def _ignore_patterns(self) -> list[str]:
         patterns = []
         for path in sorted(p for p in self.tree.files() if PurePosixPath(p).name == ".gitignore"):
             directory = posixpath.dirname(path)
@@ -40,10 +44,14 @@ class LintContext:
                 line = raw.strip()
                 if line and not line.startswith("#"):
                     patterns.append(_scoped(line, directory))
-        return pathspec.GitIgnoreSpec.from_lines(patterns)
+        return patterns
 
     def is_ignored(self, path: str) -> bool:
-        return self.ignored.match_file(path) or self.ignored.match_file(path.rstrip("/") + "/")
+        """Ignored, or a directory that an ignore rule reaches into (`/deprecated/data/` means a
+        local `deprecated/` exists on contributors' machines though nothing of it is committed)."""
+        inside = path.strip("/") + "/"
+        return self.ignored.match_file(path) or self.ignored.match_file(path.rstrip("/") + "/") or any(
+            p.lstrip("/!").startswith(inside) for p in self._ignore_patterns)
 
     def exists(self, path: str) -> bool:
         """A file or directory at a normalized repository-relative path."""

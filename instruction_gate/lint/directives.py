@@ -7,10 +7,12 @@ from dataclasses import dataclass
 
 from instruction_gate.lint import markdown
 
-_NEGATIVE = r"never|must not|mustn't|do not|don't|should not|shouldn't|avoid|not allowed to"
+_NEGATIVE = (r"never|must not|mustn't|do not|don't|should not|shouldn't|avoid|not allowed to|may not|"
+             r"forbidden(?:\s+to)?|prohibited(?:\s+to)?|not permitted to")
 _POSITIVE = r"always|must|make sure to|be sure to|should|be required to"
-_DIRECTIVE = re.compile(rf"\b(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))\s+(?P<action>.+?)(?=[.;!?](?:\s|$)|$)",
-                        re.IGNORECASE)
+#: Emphasis and a colon may sit between the marker and its action: "**NEVER** run", "FORBIDDEN: running".
+_DIRECTIVE = re.compile(rf"(?<![A-Za-z0-9])(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))[*_]*:?[*_]*\s+[*_]*"
+                        rf"(?P<action>.+?)(?=[.;!?](?:\s|$)|$)", re.IGNORECASE)
 #: Verbs that open an imperative rule ("Run `make test` before committing."): a positive directive
 #: without a marker word. A closed list, so that descriptions ("Tests live in tests/") never count.
 _IMPERATIVE_VERBS = ("run|use|execute|call|commit|push|install|update|add|write|edit|modify|delete|remove|create|"

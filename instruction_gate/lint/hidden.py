@@ -12,6 +12,7 @@ from typing import Iterator
 
 from instruction_gate.lint import markdown
 from instruction_gate.lint.context import LintContext
+from instruction_gate.lint.directives import directives
 from instruction_gate.lint.model import Finding
 
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
@@ -64,13 +65,28 @@ def _part_of_an_emoji(text: str, index: int) -> bool:
     return False
 
 
+#: Words of text written for the agent: commands, links, or talk of instructions and roles.
+_ADDRESSING = re.compile(r"`|https?://|~/|/etc/|\.ssh|\b(?:you|your|agent|assistant|ai|llm|model|"
+                         r"ignore\s+(?:all|any|previous|prior|the|these|above|earlier|your)|instructions?|"
+                         r"prompt|system|execute|run|always|never|must|do not|don't|secrets?|tokens?|keys?|passwords?|"
+                         r"credentials?|upload|send|post|curl|wget|download|delete|remove|push|exfiltrate)\b",
+                         re.IGNORECASE)
+
+
+def _addresses_the_agent(body: str) -> bool:
+    """A comment that could steer an agent: it gives a directive, names a command or link, or
+    speaks to the agent. Tag-like markers and bare metadata cannot, so they are not findings."""
+    return bool(body.strip()) and (bool(directives(body)) or bool(_ADDRESSING.search(body)))
+
+
 def check_hidden(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
         code_lines = {ln.number for ln in markdown.lines(text) if ln.in_code}
         for match in _COMMENT.finditer(text):
             number = markdown.line_of(text, match.start())
-            if number in code_lines or match.group(0).startswith("<!--") and not match.group(0)[4:-3].strip():
-                continue
+            body = match.group(0)[4:].removesuffix("-->")
+            if number in code_lines or not _addresses_the_agent(body):
+                continue  # markers and metadata (`<!-- rule:232 -->`, `<!-- toc -->`) hide no instruction
             snippet = " ".join(match.group(0)[4:].removesuffix("-->").split())[:60]
             yield Finding("IG008", source, number,
                           f"HTML comment hidden from the rendered file but read by the agent: \"{snippet}\".",

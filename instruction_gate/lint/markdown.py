@@ -69,6 +69,28 @@ def lines(text: str) -> tuple[Line, ...]:
     return tuple(out)
 
 
+def fence_languages(text: str) -> dict[int, str]:
+    """Line number -> info word of the fenced block holding it (lower case; "" when none given),
+    for every line inside a fence, fence lines included."""
+    out: dict[int, str] = {}
+    fence, language = "", ""
+    for line in lines(text):
+        if not line.in_code:
+            fence = ""
+            continue
+        match = _FENCE.match(line.text)
+        if not fence and match:
+            fence = match.group(1)
+            language = line.text[match.end():].strip().split(" ")[0].strip("{}.").lower()
+        elif fence and match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence) \
+                and not line.text.strip().strip(fence[0]):
+            out[line.number] = language
+            fence = ""
+            continue
+        out[line.number] = language
+    return out
+
+
 def line_of(text: str, offset: int) -> int:
     """1-based line number of a character offset."""
     return text.count("\n", 0, offset) + 1

@@ -25,11 +25,21 @@ class LintPolicy:
         default_factory=lambda: frozenset(r.id for r in RULES.values() if r.blocking_by_default))
     allowed_hosts: tuple[str, ...] = DEFAULT_ALLOWED_HOSTS  #: exact hosts or `*.domain` patterns
     byte_caps: dict[str, int] = field(default_factory=lambda: {"codex": CODEX_BUDGET_BYTES})
+    #: "owner/name" of the repository being linted ("" when unknown): its own hosts are trusted
+    project: str = ""
 
     def host_allowed(self, host: str) -> bool:
         host = host.lower().rstrip(".")
         return any(host == p or fnmatch.fnmatchcase(host, p) and p.startswith("*.")
-                   for p in (p.lower() for p in self.allowed_hosts))
+                   for p in (p.lower() for p in self.allowed_hosts)) or self._projects_own(host)
+
+    def _projects_own(self, host: str) -> bool:
+        """A host named after the repository's owner or name (`pydantic.dev` for pydantic/pydantic-ai,
+        `docs.astral.sh` for astral-sh/uv): the project's own site, as trusted as the repository."""
+        if "/" not in self.project:
+            return False
+        names = {n for part in self.project.lower().split("/") for n in (part, part.split("-")[0]) if len(n) > 2}
+        return bool(names & set(host.split(".")[:-1]))
 
 
 def from_section(section: Any, label: str) -> LintPolicy:

@@ -52,9 +52,22 @@ def looks_like_path(token: str) -> bool:
     return "/" in token.strip("/") or bool(_EXTENSION.search(token)) or token.endswith("/")
 
 
+#: Fenced blocks in these languages are code examples, not commands to run.
+CODE_LANGUAGES = frozenset({
+    "python", "py", "pycon", "javascript", "js", "jsx", "typescript", "ts", "tsx", "go", "rust", "rs", "java",
+    "kotlin", "c", "cpp", "c++", "csharp", "cs", "ruby", "rb", "php", "swift", "elixir", "ex", "exs", "erlang",
+    "scala", "haskell", "hs", "lua", "r", "sql", "json", "jsonc", "yaml", "yml", "toml", "ini", "xml", "html",
+    "css", "scss", "diff", "patch", "markdown", "md", "mermaid", "text", "txt", "proto", "graphql", "dockerfile",
+})
+
+
 def snippets(text: str) -> Iterator[tuple[int, int, str]]:
-    """(line number, column, code) for each code span and each line of fenced code."""
+    """(line number, column, code) for each code span and each line of fenced code (code
+    examples in a programming language excepted: their lines are code, not commands)."""
+    languages = markdown.fence_languages(text)
     for line in markdown.lines(text):
+        if line.in_code and languages.get(line.number) in CODE_LANGUAGES:
+            continue
         if line.in_code:
             if not line.text.lstrip().startswith(("```", "~~~", "#")):
                 body = line.text.lstrip()
@@ -174,7 +187,12 @@ def _column(snippet: str, name: str, after: int) -> int:
 def references(text: str) -> list[Reference]:
     """Every command target and path referenced in code, in file order."""
     found: list[Reference] = []
+    fenced = {line.number for line in markdown.lines(text) if line.in_code}
+    directory, previous = None, 0  # `cd docs` earlier in the same fenced block, or in the same snippet
     for number, column, snippet in snippets(text):
+        if number not in fenced or number != previous + 1:
+            directory = None
+        previous = number
         if looks_like_path(snippet):
             found.append(Reference("path", snippet, number, column))
             continue
@@ -182,7 +200,14 @@ def references(text: str) -> list[Reference]:
         for command in _SEPARATORS.split(snippet):
             start = snippet.find(command, cursor)
             cursor = start + len(command) if start >= 0 else cursor
-            for kind, name, option in _commands(_tokens(command)):
+            argv = _tokens(command)
+            if argv[:1] == ["cd"] and len(argv) == 2:
+                directory = argv[1] if directory is None else f"{directory}/{argv[1]}"
+                continue
+            for kind, name, option in _commands(argv):
                 offset = _column(snippet, name, max(start, 0))
-                found.append(Reference(kind, name, number, column + offset, option))
+                found.append(Reference(kind, name, number, column + offset,
+                                       option if option is not None or kind != "make" else directory))
+        if number not in fenced:
+            directory = None
     return found

@@ -63,6 +63,8 @@ def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding |
         reason = f"no {_RUNNER_FILES[ref.kind]} found"
     elif known is None or member(ref.name, known):
         return None  # defined, or generated in ways a static reader cannot follow
+    elif ref.kind == "make" and len(parts := _SHORTHAND.split(ref.name)) > 1 and all(member(p, known) for p in parts):
+        return None  # `make lint/format/test`: shorthand for several targets that all exist
     else:
         reason = f"{config} defines no such {_NOUN[ref.kind]}"
     return Finding("IG001", source, ref.line, f"Unknown {_WHAT[ref.kind]} `{ref.name}`: {reason}.",
@@ -71,7 +73,8 @@ def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding |
 
 def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
     if "/" not in ref.name.strip("/"):
-        if ref.name.rstrip("/") in ctx.basenames or ref.name.rstrip("/") in ctx.dirs:
+        bare = ref.name.rstrip("/")
+        if bare in ctx.basenames or bare in ctx.dirs or any(d.rsplit("/", 1)[-1] == bare for d in ctx.dirs):
             return None  # a bare name found anywhere counts: prose often names files loosely
     relative = ctx.resolve(source, ref.name)
     from_root = ctx.resolve("", ref.name)
@@ -87,8 +90,12 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
                    f"path:{ref.name}", ref.column + 1)
 
 
+#: Separators of a shorthand naming several make targets at once (`lint/format/test`, `lint|test`).
+_SHORTHAND = re.compile(r"[/|,]")
+
 #: A command named only to forbid it ("Never run `npm test`") need not exist.
-_FORBIDDING = re.compile(r"\b(never|don't|do not|must not|mustn't|should not|avoid|no longer)\b", re.IGNORECASE)
+_FORBIDDING = re.compile(r"\b(never|don't|do not|must not|mustn't|should not|avoid|no longer|forbidden|prohibited|"
+                         r"not allowed|may not)\b", re.IGNORECASE)
 
 
 #: Prose about branches names them in code spans: `feature/new-cli-command` is not a path.
@@ -97,14 +104,51 @@ _BRANCH = re.compile(r"\bbranch(?:es)?\b", re.IGNORECASE)
 _HEADER = re.compile(r"^[\w\-.]+\.(h|hh|hpp|hxx)$")
 
 
-def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...]) -> bool:
-    if _HEADER.match(ref.name):
+#: Prose about repositories names them as owner/name: `acme/widgets` is a repository, not a path.
+_REPOSITORY = re.compile(r"\b(?:repo|repos|repository|repositories|fork|forks|upstream|github|gitlab|"
+                         r"organi[sz]ations?|org|package|packages|crate|crates|module)\b", re.IGNORECASE)
+_OWNER_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+#: A file extension named alone (`.py`, `.md`) speaks of a kind of file, not of a file.
+_BARE_EXTENSION = re.compile(r"^\*?(?:\.[A-Za-z0-9]{1,6}){1,2}$")
+#: A name with an arity (`GenServer.call/3`, `dbg/1`): a function, not a path.
+_ARITY = re.compile(r"/\d+$")
+#: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`.
+_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)")
+
+
+#: A sentence placing a file in another repository.
+_OTHER_REPOSITORY = re.compile(r"\b(?:in|from|of)\s+(?:that|the\s+other|another|the\s+upstream|their)\s+"
+                               r"(?:repo|repository|project)\b", re.IGNORECASE)
+#: A sentence about a running server or browser: `.html` paths in it are URLs, not files.
+_SERVED = re.compile(r"\b(?:dev\s+server|server|browser|localhost|url)\b", re.IGNORECASE)
+
+
+def _sentence_around(prose: str, offset: int) -> str:
+    starts = [0] + [m.end() for m in re.finditer(r"[.!?;]\s", prose[:max(offset, 0)])]
+    end = re.search(r"[.!?;](?:\s|$)", prose[max(offset, 0):])
+    return prose[starts[-1]:offset + end.end() if end else len(prose)]
+
+
+def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx: LintContext) -> bool:
+    if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
+            _EXAMPLE_SEGMENT.search(ref.name):
         return True
-    if lines[ref.line - 1].in_code or "." in ref.name.rsplit("/", 1)[-1]:
+    if lines[ref.line - 1].in_code:
         return False
     offset = lines[ref.line - 1].start + ref.column
     block = next((b for b in markdown.blocks(text) if b.start <= offset < b.end), None)
-    return block is not None and bool(_BRANCH.search(text[block.start:block.end]))
+    prose = text[block.start:block.end] if block is not None else ""
+    if _BRANCH.search(prose) and "." not in ref.name.rsplit("/", 1)[-1]:
+        return True
+    sentence = _sentence_around(prose, offset - (block.start if block is not None else 0))
+    if _OTHER_REPOSITORY.search(sentence):
+        return True  # "see `docs/x.md` in that repo": another repository's file
+    if ref.name.endswith((".html", ".htm")) and _SERVED.search(sentence):
+        return True  # a page a running server serves, named by its URL path
+    # owner/name in prose about repositories, when no such first directory exists anywhere
+    first = ref.name.split("/", 1)[0]
+    return "." not in ref.name.rsplit("/", 1)[-1] and bool(_OWNER_NAME.match(ref.name) and _REPOSITORY.search(prose) and first not in ctx.dirs
+                and first not in ctx.basenames)
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -114,7 +158,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         for ref in references(text):
             if ref.kind != "path" and _FORBIDDING.search(lines[ref.line - 1].text[:ref.column]):
                 continue
-            if ref.kind == "path" and _not_a_path(ref, text, lines):
+            if ref.kind == "path" and _not_a_path(ref, text, lines, ctx):
                 continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
             if finding is not None and (finding.key, finding.line) not in seen:

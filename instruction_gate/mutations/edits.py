@@ -80,17 +80,26 @@ _OPPOSITE = {True: "Never", False: "Always"}
 
 
 def contradiction(files: Files) -> Iterator[Mutant]:
-    """After each always/never directive, insert the opposite directive about the same action."""
+    """After each always/never directive, insert the opposite directive about the same action.
+
+    The opposite goes after the whole block holding the directive, in that block's own form: an
+    item of the same list (its marker and indentation, even when the directive sits on a
+    continuation line), or a sentence of the same paragraph. A directive whose action says nothing
+    outside code spans ("Always `test_parse_dates`." in a naming example) is no rule to invert.
+    """
     for path, data in sorted(files.items()):
         text = decode(data)
-        lines = markdown.lines(text)
+        lines, blocks = markdown.lines(text), markdown.blocks(text)
         for directive in directives(text):
-            line = lines[directive.line - 1]
-            marker = _ITEM_MARKER.match(line.text)
             action = directive.raw_action.rstrip(".")
+            block = _block_of(text, blocks, directive.line)
+            if block is None or block.kind not in ("item", "paragraph") or not _WORD.search(
+                    markdown.without_code_spans(action)):
+                continue
+            marker = _ITEM_MARKER.match(lines[block.line - 1].text) if block.kind == "item" else None
             action = action[:1].lower() + action[1:]  # an imperative's verb follows the new marker word
             inserted = f"{marker.group(1) if marker else ''}{_OPPOSITE[directive.positive]} {action}.\n"
-            at = _end_of_block(text, directive.line)
+            at = block.end
             mutated = text[:at] + ("" if at == 0 or text[at - 1] == "\n" else "\n") + inserted + text[at:]
             yield Mutant(f"contradiction:{path}:{directive.line}:{directive.column}", "contradiction",
                          f"inserted \"{inserted.strip()}\" after {path}:{directive.line}",
@@ -98,10 +107,13 @@ def contradiction(files: Files) -> Iterator[Mutant]:
                          path, directive.line)
 
 
-def _end_of_block(text: str, line_number: int) -> int:
-    """End offset of the block (item or paragraph) holding a line."""
-    for block in markdown.blocks(text):
-        last = markdown.line_of(text, max(block.start, block.end - 1))
-        if block.line <= line_number <= last:
-            return block.end
-    return len(text)
+#: A word of prose: an action made only of code spans and punctuation says nothing to invert.
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def _block_of(text: str, blocks: list[markdown.Block], line_number: int) -> markdown.Block | None:
+    """The block (item, paragraph, heading or code) holding a line."""
+    for block in blocks:
+        if block.line <= line_number <= markdown.line_of(text, max(block.start, block.end - 1)):
+            return block
+    return None

@@ -41,14 +41,25 @@ def counts(mutants: Iterable[Mutant], operator_names: Iterable[str]) -> dict[str
     return {**({"patch": found["patch"]} if found["patch"] else {}), **{name: found[name] for name in operator_names}}
 
 
-def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[str, Operator]]:
-    """Operators by name; unknown names are a configuration error listing the valid ones."""
+def selected(names: Iterable[str]) -> list[str]:
+    """Operator names as given, checked: `none` alone means patch files only (no operator);
+    unknown names are a configuration error listing the valid ones."""
     names = list(names)
+    if "none" in names:
+        if names != ["none"]:
+            raise ConfigError("mutation operator 'none' (patch files only) cannot be combined with other operators")
+        return []
     unknown = [n for n in names if n not in OPERATORS]
     if unknown:
         raise ConfigError(f"unknown mutation operator(s) {', '.join(unknown)}; "
-                          f"choose from {', '.join(OPERATORS)}")
-    return [(n, partial(truncate_tail, offset=truncate_at) if n == "truncate" else OPERATORS[n]) for n in names]
+                          f"choose from {', '.join(OPERATORS)}, or none (patch files only)")
+    return names
+
+
+def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[str, Operator]]:
+    """Operators by name (see `selected`)."""
+    return [(n, partial(truncate_tail, offset=truncate_at) if n == "truncate" else OPERATORS[n])
+            for n in selected(names)]
 
 
 def generate(files: Files, operator_names: Iterable[str] = OPERATORS, patch_paths: Iterable[Path] = (),

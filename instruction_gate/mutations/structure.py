@@ -53,13 +53,28 @@ def delete_rule(files: Files) -> Iterator[Mutant]:
 
 
 def delete_section(files: Files) -> Iterator[Mutant]:
-    """One mutant per Markdown heading section (the heading and its body, subsections included)."""
+    """One mutant per Markdown heading section (the heading and its body, subsections included).
+
+    A section that holds the whole file (a title heading over everything) is not deleted whole:
+    that mutant would test "no instructions at all", not a section. Its own text before the first
+    subsection is deleted instead, and nothing when it has none (the subsections have mutants).
+    """
     for path, data in sorted(files.items()):
         text = decode(data)
-        for section in markdown.sections(text):
-            body = text[section.start:section.end]
+        sections = markdown.sections(text)
+        for section in sections:
+            start, end, what = section.start, section.end, "section"
+            if not (text[:start] + text[end:]).strip():
+                first_subsection = next((s.start for s in sections if start < s.start < end), None)
+                if first_subsection is None:
+                    continue  # the file is this one section
+                heading_end = text.find("\n", start) + 1 or first_subsection
+                if not text[heading_end:first_subsection].strip():
+                    continue  # no text of its own
+                end, what = first_subsection, "the introduction of section"
+            body = text[start:end]
             rules = [snippet(body[s:e]) for s, e, _ in rule_spans(body)]
             yield Mutant(f"delete-section:{path}:{section.line}", "delete-section",
-                         f"deleted section \"{section.title}\" of {path} ({len(rules)} rule(s))",
+                         f"deleted {what} \"{section.title}\" of {path} ({len(rules)} rule(s))",
                          "; ".join(rules) or snippet(body),
-                         {path: (text[:section.start] + text[section.end:]).encode()}, path, section.line)
+                         {path: (text[:start] + text[end:]).encode()}, path, section.line)

@@ -16,10 +16,12 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from instruction_gate.reference_agent import runners
+
 #: Instruction files may never be handed to a program: that would execute candidate text.
 INSTRUCTION_FILE_GLOBS = ("AGENTS*.md", "CLAUDE*.md", "*.override.md")
 _PROGRAMS = {"python", "python3", "pytest", "make", "git", "npm", "pnpm", "yarn", "node", "ruff", "mypy",
-             "tox", "cargo", "go", "ls", "cat", "echo", "true", "false"}
+             "tox", "cargo", "go", "ls", "cat", "echo", "true", "false", *runners.SUBCOMMANDS, "just", "nox"}
 #: Subcommands that read the repository or run its own code; any other is refused.
 _SUBCOMMANDS = {
     "git": {"status", "diff", "log", "show", "add", "commit", "restore", "checkout", "switch", "branch",
@@ -190,5 +192,7 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path) -> str | None:
         sub = _subcommand(family, argv)
         if sub is not None and sub not in _SUBCOMMANDS[family]:
             return f"{name} {sub} is not among the subcommands the reference agent runs"
+    if family in runners.SUBCOMMANDS or family in ("just", "nox"):
+        return runners.refusal(argv, lambda inner: refusal(inner, repo_root, cwd), runners.project_scripts(repo_root))
     check = _CHECKS.get(family)
     return check(argv) if check else None

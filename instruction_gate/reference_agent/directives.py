@@ -1,17 +1,31 @@
 """The directive grammar: which sentences of an instruction file the reference agent obeys.
 
-One directive per sentence (or clause split at `;` / `but`). Commands, paths and globs are
-always in backticks; documents may also be bare `NAME.md` words. Matching is case-insensitive.
-The grammar is documented in `adapters/README.md` ("The reference agent (offline)").
+A directive is something the file tells an agent to do on every change. The grammar is
+conservative — a wrong directive (running a flag, a code example, a one-off command) is worse
+than a missing one — and documented in `adapters/README.md` ("The reference agent (offline)"):
+
+- sentences are read per paragraph and list item, across hard wraps, and split into clauses;
+- `run` needs an imperative at the start of its clause ("Run `X`", "Always run `X`", "Before
+  committing, run `X`", "Use `X` to format", "Lint your changes with `X`"); descriptions ("CI
+  runs `X`"), options ("you can run `X`") and situations ("when debugging, run `X`") are not;
+- the test command is named as such ("Run the tests with `X`", "Tests: `X`", "`X` - run all
+  tests"), never a single-test variant;
+- a fenced block introduced by such a clause ending in ":" ("Run these before committing:")
+  contributes its command lines; other code blocks are ignored.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from typing import Literal
 
 from instruction_gate.lint import markdown
+from instruction_gate.lint.references import CODE_LANGUAGES
+from instruction_gate.reference_agent.command_text import is_command, picks_one_test, runnable_as_written
+
+__all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
 
 DirectiveKind = Literal["run", "test_command", "verify", "forbid_command", "protect_path",
                         "approve_command", "approve_edit", "read"]
@@ -28,34 +42,102 @@ class Directive:
     text: str  #: the sentence it was read from, for reports
 
 
+Found = list[tuple[DirectiveKind, "str | None"]]
+
 _CODE = re.compile(r"`([^`\n]+)`")
 _SLOT = "\x00{}\x00"
 _SLOT_RE = re.compile(r"\x00(\d+)\x00")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\s+but\s+|\s+—\s+")
-_NEGATION = re.compile(r"\b(?:never|do not|don't|must not|should not|may not|avoid)\b")
-_RUN_VERB = re.compile(r"\b(?:run|runs|execute|invoke|call)\b")
-_FORBID_VERB = re.compile(r"\b(?:run|runs|execute|invoke|call|use)\b")
-_USE_FOR = re.compile(r"\buse\s+\x00\d+\x00\s+(?:to|for)\b")
+#: Clause boundaries: sentence ends, "but", dashes, and a new always/never rule after "and".
+_SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(?=(?:always|never|do not|don't)\b)"
+                           r"|,\s+(?=not\s)")
+#: Letters only around the word: emphasis (`_never_`, `**never**`) does not hide it.
+_NEGATION = re.compile(r"(?<![a-z0-9])(?:never|do not|don't|must not|should not|may not|avoid|forbidden|prohibited|"
+                       r"not allowed|not permitted)(?![a-z0-9])")
+_POSTFIX = re.compile(r"\b(?:is|are)\s+(?:forbidden|prohibited|not allowed|not permitted)\b")
+_FORBID_VERB = re.compile(r"\b(?:run|running|execute|executing|invoke|invoking|call|calling|use|using)\b")
 _EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|editing|modifying|changing|touching)\b")
 _APPROVAL = re.compile(r"\bask\s+(?:for\s+|a\s+human\s+for\s+)?(?:approval|permission|confirmation)\s+before\b")
-_READ = re.compile(r"\b(?:read|follow|consult|review)\b")
-_TESTS = re.compile(r"\b(?:tests?|test suite|testing)\b")
-_FINISHING = re.compile(
-    r"\bbefore\s+(?:finishing|you\s+finish|handing\s+(?:off|over)|committing|you\s+commit|"
-    r"submitting|you\s+are\s+done|opening\s+a\s+pull\s+request|declaring\s+(?:the\s+task\s+)?done)\b")
-_BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w-]+/)*[\w-]+\.(?:md|rst|txt))\b")
+
+_TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
+_FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|committing|you\s+commit|pushing|you\s+push|"
+              r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+a\s+(?:pull\s+request|pr)|"
+              r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
+_BEFORE_FINISHING = re.compile(rf"\bbefore\s+{_FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
+_BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b")
+#: Words that, before a command, make it optional or tied to a situation, not meant for every change.
+_SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
+                        r"specific|single|particular|individual|windows|macos|linux|only|e\.g|for example|"
+                        r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
+#: Purposes and occasions that tie a command to one kind of change, wherever they stand.
+_OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
+                         r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
+                         r"(?!(?:any\s+|your\s+|the\s+)?(?:code|source|files|changes)\b))\b")
+#: What may precede an imperative verb at the start of a clause.
+_LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
+         rf"afterwards|before\s+{_FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
+         r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|"
+         r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
+         r"after\s+(?:your|each|every|any)\s+change,|"
+         r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
+         r"ensure\s+(?:that\s+)?you)\s+)*")
+_RUN_START = re.compile(_LEAD + r"(?:run|execute|invoke)\b")
+_READ = re.compile(_LEAD + r"(?:read|follow|consult|review)\b")
+_USE_START = re.compile(_LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s+(?:to\s+(?:run|format|lint|test|"
+                        r"check|type-?check|build|verify|validate|fix|install)|for\s+(?:running|formatting|linting|"
+                        r"testing|checking|type-?checking|building|verifying|validating))\b")
+#: "Use `mix precommit` when you are done": a finishing step.
+_USE_WHEN_DONE = re.compile(_LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00")
+#: "make sure `tools/format.js` is run".
+_ENSURE_RUN = re.compile(_LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\x00\s+(?:is|gets|was|has\s+been)\s+run\b")
+#: "Install dependencies with `X`", "Lint your changes with `X`", "Keep code formatted with `X`".
+_TASK_START = re.compile(_LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
+                         r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
+#: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
+_TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:tests?|testing|test suite|specs?)\W*:\s*"
+                         r"\x00(\d+)\x00\W*$")
+_LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
+#: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
+_VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
+                     r"\b(?:make\s+sure|ensure)\b[^.]{0,40}\btests?\b[^.]{0,20}\bpass|"
+                     r"^\W*(?:always\s+)?run\s+(?:the\s+|all\s+|your\s+)?tests?\s+(?:after|before)\b|"
+                     r"^\W*all\s+tests\s+pass\b")
+#: Between a run verb and its command: a short object ("the payments tests with"), never a word that
+#: turns the command into something else's object ("run into errors with no `x`").
+_GAP_WORD = re.compile(r"[\w'/-]+|[:,]")
+_GAP_STOP = frozenset("to for so which because if when that no not without into out away across over under unless "
+                      "until while on them it those".split())
 
 
-def _clauses(line: str) -> list[tuple[str, list[str]]]:
-    """Split a line into clauses with backticked spans replaced by numbered slots."""
+def _object_gap(gap: str) -> bool:
+    words = _GAP_WORD.findall(gap)
+    return len(words) <= 6 and not (set(words) & _GAP_STOP) and "".join(_GAP_WORD.sub("", gap).split()) == ""
+
+
+_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|&|then|plus|\+|/|,\s*and|,\s*then)?\s*$")
+
+
+def _clauses(text: str) -> list[tuple[str, list[str]]]:
+    """Split text into clauses with backticked spans replaced by numbered slots."""
     codes: list[str] = []
 
     def slot(match: re.Match[str]) -> str:
         codes.append(match.group(1).strip())
         return _SLOT.format(len(codes) - 1)
 
-    masked = _CODE.sub(slot, line)
-    return [(c, codes) for c in _SENTENCE_END.split(masked) if c.strip()]
+    masked = _CODE.sub(slot, text)
+    return [(c, codes) for c in _SENTENCE_END.split(masked) if c and c.strip()]
+
+
+def _slot_list(low: str, position: int, codes: list[str]) -> list[str]:
+    """The command slots right after `position`: a list joined by commas/and/then, nothing else."""
+    found, cursor = [], position
+    for match in _SLOT_RE.finditer(low, position):
+        gap = low[cursor:match.start()]
+        if not (_object_gap(gap) if not found else _LIST_JOIN.match(gap)):
+            break
+        found.append(codes[int(match.group(1))])
+        cursor = match.end()
+    return found
 
 
 def _slots_after(clause: str, position: int, codes: list[str]) -> list[str]:
@@ -66,53 +148,197 @@ def _readable(clause: str, codes: list[str]) -> str:
     return _SLOT_RE.sub(lambda m: f"`{codes[int(m.group(1))]}`", clause).strip()
 
 
-def _parse_clause(clause: str, codes: list[str]) -> list[tuple[DirectiveKind, str | None]]:
+def _prohibition(low: str, codes: list[str], negation: re.Match[str]) -> Found:
+    if verb := _FORBID_VERB.search(low, negation.end()):
+        return [("forbid_command", t) for t in _slots_after(low, verb.end(), codes) if is_command(t)]
+    if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
+        command = codes[int(direct.group(1))]
+        return [("forbid_command", command)] if is_command(command) else []
+    if (verb := _FORBID_VERB.search(low[:negation.start()])) and _POSTFIX.search(low, verb.end()):
+        # "Using `make deploy` is prohibited": the prohibition follows what it forbids
+        return [("forbid_command", t) for t in _slots_after(low[:negation.start()], verb.end(), codes)
+                if is_command(t)]
+    if verb := _EDIT_VERB.search(low, negation.end()):
+        return [("protect_path", t) for t in _slots_after(low, verb.end(), codes)]
+    return []  # a negated sentence never becomes a positive directive
+
+
+def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
+    """Commands the clause orders run, and whether they run the tests."""
+    if match := _TEST_LABEL.match(low) or _LABELLED_TEST.match(low):
+        return [codes[int(match.group(1))]], True
+    if match := _RUN_START.match(low):
+        found = _slot_list(low, match.end(), codes)
+        first = _SLOT_RE.search(low, match.end())
+        purpose = low[first.end():] if first else ""
+        tests = bool(found and (_TESTS.search(low, 0, first.start()) or
+                                re.match(r"[^.]{0,12}\bto\s+run\s+(?:all\s+|the\s+)?(?:unit\s+)?tests\b", purpose)))
+        return found, tests
+    if match := _USE_START.match(low):
+        return [codes[int(match.group(1))]], bool(re.search(r"\b(?:test|testing|validat|verif)", low[match.start(1):]))
+    if match := _ENSURE_RUN.match(low) or (finishing and _USE_WHEN_DONE.match(low)):
+        return [codes[int(match.group(1))]], False
+    if match := _TASK_START.match(low):
+        return [codes[int(match.group(1))]], bool(re.match(_LEAD + r"test\b", low))
+    return [], False
+
+
+def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
     low = clause.lower()
-    approval = _APPROVAL.search(low)
-    if approval:
+    if approval := _APPROVAL.search(low):
         targets = _slots_after(low, approval.end(), codes)
         kind: DirectiveKind = "approve_edit" if _EDIT_VERB.search(low, approval.end()) else "approve_command"
         return [(kind, t) for t in targets]
-    negation = _NEGATION.search(low)
-    if negation:
-        if verb := _FORBID_VERB.search(low, negation.end()):
-            return [("forbid_command", t) for t in _slots_after(low, verb.end(), codes)]
-        if verb := _EDIT_VERB.search(low, negation.end()):
-            return [("protect_path", t) for t in _slots_after(low, verb.end(), codes)]
-        return []  # a negated sentence never becomes a positive directive
-    found: list[tuple[DirectiveKind, str | None]] = []
-    if read := _READ.search(low):
-        docs = [c for c in _slots_after(low, read.end(), codes) if _BARE_DOC.fullmatch(c)]
-        docs += _BARE_DOC.findall(_SLOT_RE.sub(" ", clause[read.end():]))
-        found += [("read", d) for d in dict.fromkeys(docs)]
-        if found:
-            return found
-    commands: list[str] = []
-    if verb := _RUN_VERB.search(low):
-        commands = _slots_after(low, verb.end(), codes)
-    elif use := _USE_FOR.search(low):
-        commands = _slots_after(low, use.start(), codes)[:1]
-    finishing = bool(_FINISHING.search(low))
-    if commands and _TESTS.search(low):
+    if negation := _NEGATION.search(low):
+        return _prohibition(low, codes, negation)
+    if _READ.match(low) and not _SITUATION.search(low):
+        docs = [c for c in _slots_after(low, 0, codes) if _BARE_DOC.fullmatch(c)]
+        docs += _BARE_DOC.findall(_SLOT_RE.sub(" ", clause))
+        if docs:
+            return [("read", d) for d in dict.fromkeys(docs)]
+    finishing = bool(_BEFORE_FINISHING.search(low)) or bool(_CHECKLIST.search(section))
+    verify = bool(_VERIFY.search(low)) or (bool(_BEFORE_FINISHING.search(low)) and bool(_TESTS.search(low)))
+    commands, runs_tests = _commands(low, codes, finishing)
+    if not commands and _CHECKLIST.search(section) and (label := _CHECK_ITEM.match(low)):
+        commands, runs_tests = [codes[int(label.group(1))]], bool(_TESTS.search(low, 0, label.start(1)))
+        verify = verify or runs_tests
+    opening = _SLOT_RE.search(low)
+    situational = _SITUATION.search(_BEFORE_FINISHING.sub(" ", low))
+    if (situational and (not opening or situational.start() < opening.start())) or _OCCASIONAL.search(low):
+        commands = []  # one situation's command, or an optional one
+    commands = [c for c in commands if runnable_as_written(c) and not picks_one_test(c)]
+    found: Found = []
+    if commands and runs_tests:
         found.append(("test_command", commands[0]))
         found += [("run", c) for c in commands[1:]]
-        if finishing:
-            found.append(("verify", None))
-    elif commands:
+        verify = verify or bool(re.search(r"\b(?:validat|verif)", low))
+    else:
         found += [("run", c) for c in commands]
-    elif finishing and _TESTS.search(low) and _RUN_VERB.search(low):
+    if verify:
         found.append(("verify", None))
     return found
 
 
-def parse(text: str, source: str) -> list[Directive]:
-    """Every directive in `text`, in document order. Fenced code blocks are ignored."""
-    directives: list[Directive] = []
-    for line in markdown.lines(text):
-        if line.in_code:
+#: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".
+_CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
+                        r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
+#: A checklist item "<label>: `cmd`" ("All tests pass: `go test ./...`", "Linting clean: `X`").
+_CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:\s*\x00(\d+)\x00\W*$")
+#: Sections whose fenced blocks are set-up steps, or name the test command.
+_SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
+_TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
+_SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+(?:unit\s+)?"
+                            r"(?:tests?|test\s+suite|suite)\b")
+
+
+def _lead_of_block(clause: str, section: str) -> DirectiveKind | None:
+    """The kind a directly following fenced block's commands get, when this clause introduces them:
+    "Run the tests:", "Always run these commands before committing.", "Install the tools:"."""
+    low = re.sub(r"\([^)]*\)", " ", clause.lower()).rstrip()
+    if _SLOT_RE.search(low) or _NEGATION.search(low) or _SITUATION.search(_BEFORE_FINISHING.sub(" ", low)):
+        return None
+    imperative = re.match(_LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
+    tests = bool(imperative and imperative.group("run") and _TESTS.search(low)) and \
+        not re.search(r"\b(?:these|checks|all\s+of|following)\b", low)
+    if imperative and (tests or _BEFORE_FINISHING.search(low) or _CHECKLIST.search(section) or
+                       re.search(r"\b(?:these|following|install|set\s+up)\b", low)):
+        return "test_command" if tests else "run"
+    if _BEFORE_FINISHING.search(low) or re.search(r"\b(?:mandatory|required)\W*:$", low):
+        return "run"
+    return None
+
+
+def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, str]]:
+    """(line, command, trailing comment) of each command line of a fenced block."""
+    out = []
+    for line in markdown.lines(text[block.start:block.end]):
+        body = line.text.strip()
+        if not body or body.startswith(("```", "~~~", "#", "//")):
             continue
-        prose = re.sub(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*", "", line.text)
-        for clause, codes in _clauses(prose):
-            for kind, argument in _parse_clause(clause, codes):
-                directives.append(Directive(kind, argument, source, line.number, _readable(clause, codes)))
+        body = body[2:] if body.startswith("$ ") else body
+        command, _, comment = body.partition("  #")
+        command = command.strip()
+        if runnable_as_written(command):
+            out.append((block.line + line.number - 1, command, "#" + comment if comment else ""))
+    return out
+
+
+def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str] | None,
+                section: str, source: str) -> list[Directive]:
+    """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
+    or testing heading, its set-up steps or the line that runs the whole test suite."""
+    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES:
+        return []  # a code example, not commands
+    commands = _block_commands(text, block)
+    out: list[Directive] = []
+    if lead is not None:
+        kind, said = lead
+        for number, command, comment in commands:
+            if picks_one_test(command) or re.search(r"\b(?:one|single|specific)\b", comment.lower()):
+                continue
+            this = "test_command" if kind == "run" and _SUITE_COMMENT.search(comment.lower()) else kind
+            out.append(Directive(this, command, source, number, said))
+            kind = "run" if kind == "test_command" else kind  # one test command per block
+        return out
+    if _SETUP_SECTION.search(section):
+        return [Directive("run", c, source, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
+    if _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]):
+        return []  # "Fallback without nextest", "Alternative: ...": not the way to run the suite
+    suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower())]
+    if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
+        suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
+    return [Directive("test_command", c, source, n, section) for n, c in suite[:1]]
+
+
+_ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
+#: Long-running servers and watchers are not steps to run and wait for.
+_SERVER = re.compile(r"\b(?:dev\s+server|server|watch|serve|start)\b")
+
+
+def parse(text: str, source: str) -> list[Directive]:
+    """Every directive in `text`, in document order; each keeps the line its clause starts on."""
+    directives: list[Directive] = []
+    all_lines = markdown.lines(text)
+    lead: tuple[DirectiveKind, str] | None = None  # a clause introducing the fenced block that follows
+    headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
+    for block in markdown.blocks(text):
+        section = " / ".join(title for _, title in headings)
+        if block.kind == "code":
+            directives += _from_block(text, block, lead, section, source)
+            lead = None
+            continue
+        last = markdown.line_of(text, max(block.start, block.end - 1))
+        block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
+        if block.kind == "heading":
+            headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
+            lead = None
+            continue
+        joined, starts = "", []
+        for index, line in enumerate(block_lines):
+            prose = _MARKER.sub("", line.text) if index == 0 else line.text.strip()
+            starts.append(len(joined))
+            joined += prose + " "
+        lead = None
+        for clause, codes, offset in _located_clauses(joined):
+            number = block_lines[bisect.bisect_right(starts, offset) - 1].number
+            readable = _readable(clause, codes)
+            for kind, argument in _parse_clause(clause, codes, section):
+                directives.append(Directive(kind, argument, source, number, readable))
+            lead_kind = _lead_of_block(clause, section)
+            lead = (lead_kind, readable) if lead_kind else None
     return directives
+
+
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*(?:\[[ xX]\]\s*)?")
+
+
+def _located_clauses(text: str) -> list[tuple[str, list[str], int]]:
+    """`_clauses` of a block's joined text, each with the offset in `text` where it starts."""
+    located, position = [], 0
+    for clause, codes in _clauses(text):
+        readable = _readable(clause, codes)
+        found = text.find(readable[:20], position) if readable else -1
+        offset = found if found >= 0 else position
+        located.append((clause, codes, offset))
+        position = max(position, offset)
+    return located

@@ -54,7 +54,7 @@ def _metrics(c: Comparison) -> list[str]:
         if m.info.get("ratio_of_totals") is not None:
             info = f"totals ×{m.info['ratio_of_totals']:.2f}, median ×{m.info['median_of_ratios']:.2f}"
         rows.append([m.spec.label, figures.estimate(m), figures.interval(m), figures.bound(m), verdict, p_value,
-                     f"{m.pairs} ({m.tasks})", info or m.info.get("reason", "")])
+                     f"{m.pairs} ({m.tasks})", "; ".join(x for x in (info, m.info.get("reason")) if x)])
     soft = c.policy.soft
     lines = ["### Metrics", ""]
     lines += table(["metric", "estimate", f"{level} interval", "bound", "verdict", "p", "pairs (tasks)",

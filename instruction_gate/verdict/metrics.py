@@ -96,7 +96,8 @@ def _finite(value: float) -> float | None:
 
 
 def evaluate_metric(spec: MetricSpec, base: np.ndarray, candidate: np.ndarray, task_index: np.ndarray,
-                    task_count: int, bound: float | None, confidence: float) -> tuple[MetricResult, np.ndarray]:
+                    task_count: int, bound: float | None, confidence: float,
+                    floor: float | None = None) -> tuple[MetricResult, np.ndarray]:
     """One metric from its paired columns; also returns the per-task values (0 where a task has none)."""
     usable = ~(np.isnan(base) | np.isnan(candidate))
     per_task_all = np.zeros(task_count)
@@ -121,9 +122,23 @@ def evaluate_metric(spec: MetricSpec, base: np.ndarray, candidate: np.ndarray, t
         info["ratio_of_totals"] = float(candidate.sum()) / base_total if base_total > 0 else None
         info["median_of_ratios"] = median_of_task_ratios(index, values)
     verdict = _verdict(spec, bound, low, high)
+    if verdict != NOT_GATED and (why := _below_noise_floor(spec, base, floor)):
+        verdict, info["reason"] = NOT_GATED, why
     result = MetricResult(spec, bound, int(usable.sum()), len(per_task), estimate, _finite(low), _finite(high),
                           interval.spread, None, verdict, info)
     return result, per_task_all
+
+
+def _below_noise_floor(spec: MetricSpec, base: np.ndarray, floor: float | None) -> str | None:
+    """Why a ratio is not judged: the base arm's median is under the policy's noise floor."""
+    if spec.kind != "ratio" or floor is None:
+        return None
+    median = float(np.median(base))
+    if median >= floor:
+        return None
+    unit = f" {spec.unit}" if spec.unit else ""
+    return (f"not judged: base runs too short for a ratio (median {median:.3g}{unit} < "
+            f"soft.min_base_median.{spec.name} = {floor:g}{unit})")
 
 
 def median_of_task_ratios(task_index: np.ndarray, log_ratio: np.ndarray) -> float:
@@ -160,6 +175,8 @@ def evaluate_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[s
     index, count = task_index(pairs)
     base, candidate = paired_table(pairs, [spec.name for spec in METRICS])
     confidence = float(statistics["confidence_level"])
+    floors = soft.get("min_base_median") or {}
     evaluated = [evaluate_metric(spec, base[:, i], candidate[:, i], index, count,
-                                 soft.get(spec.policy_key), confidence) for i, spec in enumerate(METRICS)]
+                                 soft.get(spec.policy_key), confidence, floors.get(spec.name))
+                 for i, spec in enumerate(METRICS)]
     return with_p_values(evaluated, count, statistics)

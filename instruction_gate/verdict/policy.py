@@ -68,7 +68,11 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
         raise ConfigError(f"{label}: invalid policy", problems)
     sections = {}
     for name in ("hard", "soft", "statistics", "contract"):
-        sections[name] = {**_defaults(name), **data.get(name, {})}
+        defaults, given = _defaults(name), data.get(name, {})
+        sections[name] = {**defaults, **given}
+        for key, default in defaults.items():  # objects of keyed settings: keys not given keep their defaults
+            if isinstance(default, dict) and isinstance(given.get(key), dict):
+                sections[name][key] = {**default, **given[key]}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
                   data.get("sequential"), data.get("budget") or {}, sections["contract"])

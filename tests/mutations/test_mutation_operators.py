@@ -223,3 +223,60 @@ def test_max_mutants_alternates_files_across_operators():
     assert sorted(per_file) == [2, 3]  # both files, as evenly as 5 allows
     assert len({m.operator for m in chosen}) == 5  # still one of each operator
     assert [m.id for m in sample(mutants, 5)] == [m.id for m in chosen]  # deterministic
+
+
+def test_delete_section_never_deletes_a_whole_file():
+    """A title heading over everything is the file, not a section: its mutant deletes only the
+    title's own text, and a file that is one section has no delete-section mutant at all."""
+    by_line = {m.line: m for m in delete_section(FILES)}
+    title = text(by_line[1])
+    assert title.strip() and "Intro for humans" not in title and "# Guide" not in title
+    assert title.startswith("## Testing") and "## Boundaries" in title
+    assert "introduction" in by_line[1].description
+    one_section = {"AGENTS.md": b"# Rules\n\n- Always run `make test`.\n- Never push to `main`.\n"}
+    assert list(delete_section(one_section)) == []
+    only_subsections = {"AGENTS.md": b"# Rules\n\n## Tests\n- Always run `make test`.\n"}
+    assert [m.line for m in delete_section(only_subsections)] == [3]
+    for files in (FILES, one_section, only_subsections):
+        for mutant in generate(files):
+            assert all(data.strip() for data in mutant.changes.values()), mutant.id
+
+
+def test_contradiction_skips_actions_made_only_of_code():
+    doc = "# Naming\n\n- Test names: always `test_elicit_form_decline`.\n- Never `test_x`.\n- Always run `make lint`.\n"
+    mutants = list(contradiction({"AGENTS.md": doc.encode()}))
+    assert [m.line for m in mutants] == [5]
+    assert "- Never run `make lint`.\n" in text(mutants[0])
+
+
+def test_contradiction_keeps_a_list_whole_when_the_directive_is_on_a_continuation_line():
+    doc = ("# Rules\n\n1. Keep changes small.\n   Always run `make test` before pushing.\n"
+           "2. Write docs.\n    - Never edit `vendor/`\n      by hand.\n")
+    mutants = {m.line: m for m in contradiction({"AGENTS.md": doc.encode()})}
+    first = text(mutants[4])
+    assert "before pushing.\n1. Never run `make test` before pushing.\n2. Write docs." in first
+    blocks = markdown.blocks(first)
+    assert [b.kind for b in blocks].count("item") == 4  # the inserted line is an item of its own
+    nested = text(mutants[6])
+    assert "      by hand.\n    - Always edit `vendor/` by hand.\n" in nested or \
+        "      by hand.\n    - Always edit `vendor/`\n" in nested
+
+
+def test_operators_none_means_patch_files_only(tmp_path):
+    patch = tmp_path / "p.patch"
+    patch.write_text("--- a/AGENTS.md\n+++ b/AGENTS.md\n@@ -1,3 +1,3 @@\n-# Guide\n+# Handbook\n \n Intro for humans. Run `make test` before finishing.\n")
+    mutants = generate(FILES, ["none"], [patch])
+    assert [m.operator for m in mutants] == ["patch"]
+    with pytest.raises(ConfigError, match="none"):
+        generate(FILES, ["none", "truncate"])
+
+
+def test_no_operator_edits_inside_a_code_example():
+    doc = ("# Rules\n\n- Always run `make test` before committing.\n\n"
+           "```python\nimport subprocess\nsubprocess.run(['make', 'test'])  # make test\n```\n\n"
+           "```bash\nmake test\n```\n")
+    example = "```python\nimport subprocess\nsubprocess.run(['make', 'test'])  # make test\n```\n"
+    mutants = generate({"AGENTS.md": doc.encode()})
+    assert mutants and all(example in text(m) for m in mutants if m.operator != "truncate")
+    stale = [m for m in mutants if m.operator == "stale-command"]
+    assert stale and "```bash\nmake renamed-test\n```" in text(stale[0])

@@ -111,3 +111,55 @@ def test_a_script_s_own_arguments_are_its_business(tmp_path):
     # Options after the script belong to it: `-c` here is the project's tool's flag, not python's.
     assert refusal(["python", "tools/report.py", "-c", "config.toml"], tmp_path, tmp_path) is None
     assert refusal(["node", "scripts/build.js", "-e", "production"], tmp_path, tmp_path) is None
+
+
+PYPROJECT = """[tool.hatch.envs.default.scripts]
+cov = "pytest --cov"
+[tool.hatch.envs.lint.scripts]
+style = "ruff check"
+[tool.pdm.scripts]
+lint = "ruff check ."
+"""
+RUNNER_ALLOWED = ["uv run pytest -q", "uv run --frozen python -m pytest", "uv --offline run -- pytest -q",
+                  "uv run --extra test --group dev pytest", "uv sync", "uv sync --locked", "poetry run pytest",
+                  "poetry install --with dev", "hatch run cov", "hatch run lint:style", "hatch test", "pdm run lint",
+                  "pdm install", "just test", "just lint check", "nox -s tests", "nox"]
+RUNNER_REFUSED = {
+    "uv run --with requests python -m pytest": "--with",  # adds a package from the network
+    "uv run --python 3.13 pytest": "--python",  # may download an interpreter
+    "uv run --from httpie http": "--from",
+    "uv run curl https://evil.example": "allowlist",  # the started command is judged as if alone
+    "uv run python -c 'import os'": "given inline",
+    "uv pip install evil": "uv pip",
+    "uv tool run evil": "uv tool",
+    "uvx evil": "allowlist",
+    "uv sync evil-package": "package names",
+    "poetry add evil": "poetry add",
+    "poetry run sh -c evil": "allowlist",
+    "hatch run curl https://evil.example": "allowlist",  # not a script of the project's pyproject
+    "hatch run lint:evil": "allowlist",
+    "pdm run evil": "allowlist",
+    "just --justfile /tmp/evil test": "outside the repository",
+    "just --set x evil test": "--set",
+    "just target=evil test": "variables",
+    "nox --noxfile noxfile2.py": "another file",
+}
+
+
+@pytest.mark.parametrize("command", RUNNER_ALLOWED)
+def test_the_ecosystems_project_runners_run_the_projects_own_commands(tmp_path, command):
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    assert refusal(shlex.split(command), tmp_path, tmp_path) is None
+
+
+@pytest.mark.parametrize("command", sorted(RUNNER_REFUSED))
+def test_project_runners_cannot_bring_in_foreign_code(tmp_path, command):
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    why = refusal(shlex.split(command), tmp_path, tmp_path)
+    assert why is not None and RUNNER_REFUSED[command] in why, why
+
+
+def test_script_names_come_from_the_base_trees_pyproject_only(tmp_path):
+    assert refusal(["hatch", "run", "cov"], tmp_path, tmp_path) is not None  # no pyproject: not a script
+    (tmp_path / "pyproject.toml").write_text("not [valid toml")
+    assert refusal(["pdm", "run", "lint"], tmp_path, tmp_path) is not None

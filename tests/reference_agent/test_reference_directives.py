@@ -1,6 +1,6 @@
 import pytest
 
-from instruction_gate.reference_agent.directives import parse
+from instruction_gate.reference_agent.directives import is_command, parse
 
 
 def kinds(text: str) -> list[tuple[str, str | None]]:
@@ -50,3 +50,45 @@ def test_fenced_code_is_ignored_and_lines_are_recorded():
     directives = parse(text, "services/x/AGENTS.md")
     assert [(d.kind, d.argument, d.line, d.source) for d in directives] == [
         ("run", "make lint", 5, "services/x/AGENTS.md")]
+
+
+@pytest.mark.parametrize("code", ["make test", "./scripts/test", "scripts/check.py --all", "CI=1 npm test",
+                                  "python -c 'print(1)'", "uv run pytest", "pytest", "cargo test --workspace",
+                                  "go test ./...", "just lint", "no-such-tool --check", "rm -rf build"])
+def test_commands_are_recognised(code):
+    assert is_command(code), code
+
+
+@pytest.mark.parametrize("code", ["PYTHONWARNDEFAULTENCODING=1", "--fail-under=0", "tests/", "uv.lock",
+                                  "strict-no-cover", "assert isinstance(x, T)", "pyproject.toml", "foo(bar)",
+                                  "import os", "x == 1", "setup.py", "<path>", "$HOME", "const x = 1",
+                                  "docs/guide.md", "tests"])
+def test_text_that_is_not_a_command_is_never_run(code):
+    assert not is_command(code), code
+    assert kinds(f"- Always run `{code}` after editing.\n") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # The tests are the occasion here, not the command's purpose: a setup step, run like any other.
+    ("Run `pip install -e .` before running the tests.", [("run", "pip install -e .")]),
+    ("Always run `pip install -e .` after editing source files.", [("run", "pip install -e .")]),
+    ("Run `make fmt` after the tests pass.", [("run", "make fmt")]),
+    ("Run the tests with `make test`.", [("test_command", "make test")]),
+])
+def test_a_command_before_or_after_the_tests_is_a_step_not_the_test_command(text, expected):
+    assert kinds(f"- {text}\n") == expected
+
+
+def test_a_hard_wrapped_sentence_is_read_whole_with_the_line_of_its_clause():
+    text = ("# Rules\n\nBefore you open a pull request, always run\n`make lint` and then run the\n"
+            "tests with `make test` before finishing.\n\n- Never run\n  `npm publish`.\n")
+    found = [(d.kind, d.argument, d.line) for d in parse(text, "AGENTS.md")]
+    assert ("forbid_command", "npm publish", 7) in found
+    assert ("run", "make lint", 3) in found or ("test_command", "make lint", 3) in found
+    assert any(kind == "verify" for kind, _, _ in found)
+
+
+@pytest.mark.parametrize("text", ["**NEVER** run `make deploy`.", "FORBIDDEN: running `make deploy`.",
+                                  "Using `make deploy` is prohibited.", "_Never_ run `make deploy`."])
+def test_prohibitions_in_capitals_or_emphasis(text):
+    assert kinds(f"- {text}\n") == [("forbid_command", "make deploy")]

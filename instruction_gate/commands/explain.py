@@ -1,0 +1,58 @@
+"""`explain`: which instruction files each agent loads in a directory, and what the reference
+agent understands from them (directives with file:line and what it would do)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import posixpath
+from pathlib import Path
+
+from instruction_gate.errors import ConfigError, EXIT_PASS
+from instruction_gate.lint.tree import DirTree, GitTree
+from instruction_gate.reference_agent.explain import AGENTS, as_json, explain
+
+_KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
+                "protect_path": "do not edit", "approve_command": "approval (run)", "approve_edit": "approval (edit)",
+                "read": "read"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repo", type=Path, default=Path("."), help="repository root (default: .)")
+    parser.add_argument("--cwd", default=".", help="the task's working directory, relative to the root (default: .)")
+    parser.add_argument("--revision", help="read this commit's files from git objects (default: the working directory)")
+    parser.add_argument("--agent", choices=sorted(AGENTS), default="both",
+                        help="whose discovery to follow: codex (AGENTS.md chain), claude (CLAUDE.md, imports) or both")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    directory = posixpath.normpath(args.cwd.strip("/") or ".")
+    if directory.startswith("..") or Path(args.cwd).is_absolute():
+        raise ConfigError(f"--cwd: {args.cwd!r} must be a directory inside the repository, relative to its root")
+    directory = "" if directory == "." else directory
+    repo = args.repo.resolve()
+    tree = GitTree(repo, args.revision, "--revision") if args.revision else DirTree(repo)
+    found, _, explained = explain(tree, directory, args.agent, repo)
+    if args.json:
+        print(json.dumps(as_json(directory, found, explained), indent=2))
+        return EXIT_PASS
+    print(f"{repo} ({tree.label}), task directory: {directory or '.'}")
+    for chain in found:
+        total = sum(f.bytes_loaded for f in chain.files)
+        print(f"\n{'Codex' if chain.agent == 'codex' else 'Claude Code'}: {len(chain.files)} file(s), {total} bytes")
+        for f in chain.files:
+            cut = f"  (cut: {f.bytes_loaded} of {f.size} bytes)" if f.truncated else ""
+            print(f"  {f.path}  {f.size} B{cut}")
+        for f in chain.whole[len(chain.files):]:
+            print(f"  {f.path}  {f.size} B  (not loaded: over the budget)")
+        if not chain.files:
+            print("  (no instruction file)")
+    print(f"\nThe reference agent's directives ({len(explained)}):")
+    for item in explained:
+        d = item.directive
+        argument = f" `{d.argument}`" if d.argument else ""
+        print(f"  {d.source}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
+    if not explained:
+        print("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
+    return EXIT_PASS

@@ -1,0 +1,87 @@
+"""What text in backticks is: a command to run, or a flag, path, variable, name or code.
+
+Instruction files name many things in backticks; the reference agent runs only commands, and
+only the ones meant for every change (not placeholders, not one-test variants).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+#: Code, not a command: a statement keyword first, or a call / block / comparison inside.
+_CODE_STATEMENT = re.compile(r"(?:assert|import|from|def|class|return|raise|async|await|const|let|var|function|fn|"
+                             r"pub|use|impl|struct|type|interface|export|if|for|while|with|except|try|finally|"
+                             r"lambda|yield|elif|else|not|pass|del|print|self|this|new)\b")
+_CODE_SHAPE = re.compile(r"\w\(|[{};]|==|!=|=>|->|\)\s*$")
+#: Files named alone are documents or data, not programs (`uv.lock`, `pyproject.toml`).
+_DATA_FILE = re.compile(r"(?i)\.(?:lock|toml|json|jsonc|ya?ml|cfg|ini|md|mdx|rst|txt|csv|xml|html?|css|env|sql|"
+                        r"proto|snap|log)$")
+#: Source files: a program when given as a path (`scripts/check.py`), a mention when named alone.
+_SOURCE_FILE = re.compile(r"(?i)\.(?:py|ts|tsx|js|mjs|cjs|jsx|rs|go|java|kt|rb|c|h|cpp|hpp|cs|swift)$")
+#: Programs that are commands when named alone (one word in backticks).
+_LONE_PROGRAMS = frozenset({
+    "pytest", "make", "tox", "nox", "just", "ruff", "mypy", "pyright", "black", "isort", "flake8", "pylint",
+    "npm", "pnpm", "yarn", "bun", "deno", "jest", "vitest", "eslint", "prettier", "tsc", "biome", "cargo",
+    "go", "gofmt", "golangci-lint", "gradle", "mvn", "bazel", "cmake", "ctest", "ninja", "rake", "rspec",
+    "bundle", "composer", "phpunit", "dotnet", "swift", "mix", "uv", "poetry", "hatch", "pdm", "pre-commit",
+    "prek", "lefthook", "turbo", "nx", "lerna", "zig", "stack", "cabal", "dune", "sbt", "lein", "tflint",
+})
+
+
+#: Programs whose arguments may look like code (`python -c 'print(1)'`): known commands anyway.
+_SHELL_PROGRAMS = _LONE_PROGRAMS | frozenset({
+    "python", "python3", "node", "npx", "pnpx", "uvx", "pipx", "pip", "pip3", "git", "gh", "docker", "kubectl",
+    "terraform", "helm", "sh", "bash", "zsh", "rm", "cp", "mv", "curl", "wget", "ls", "cat", "echo", "sudo",
+    "apt", "apt-get", "brew", "rustup", "cargo-nextest", "coverage", "alembic", "django-admin",
+})
+
+
+def is_command(code: str) -> bool:
+    """Whether text in backticks is something to run, not a flag, a path, a variable or code.
+
+    `PYTHONWARNDEFAULTENCODING=1`, `--fail-under=0`, `tests/`, `uv.lock`, `strict-no-cover` and
+    `assert isinstance(x, T)` are not; `make test`, `./scripts/test`, `CI=1 npm test` are.
+    """
+    try:
+        tokens = shlex.split(code.strip())
+    except ValueError:
+        return False
+    while tokens and _ASSIGNMENT.match(tokens[0]):  # `CI=1 npm test`: the command follows
+        tokens = tokens[1:]
+    if not tokens:
+        return False
+    first = tokens[0]
+    if _ARITY.search(first):
+        return False
+    if first in _SHELL_PROGRAMS or first.startswith(("./", "../")) and not first.endswith("/"):
+        return True
+    if first.startswith(("-", "<", "[", "@", "#", "$")) or first.endswith("/") or \
+            _CODE_STATEMENT.match(code.strip()) or _CODE_SHAPE.search(code):
+        return False
+    if _DATA_FILE.search(first) or _SOURCE_FILE.search(first) and "/" not in first:
+        return False
+    if len(tokens) == 1 and "/" not in first:
+        return False  # one unknown word: a name (`strict-no-cover`, `tests`), not a program to run
+    return bool(re.fullmatch(r"[\w.+~/-]+", first))
+
+
+#: Placeholders: a command to adapt, not to run as written (`uv run <script>`, `path/to/test.py`).
+_PLACEHOLDER = re.compile(r"<[^>]*>|(?<![.\w])\[[^\]]*\]|\{[^}]*\}|\bpath/to\b|(?:^|\s)\.\.\.(?:\s|$)|/\.\.\./|\byour[-_]|"
+                          r"\bmy[-_]test|\bfoo\b|\bxxx\b")
+#: Options and arguments that pick one test out of the suite: a variant, not the test command.
+_ONE_TEST = re.compile(r"(?:^|\s)(?:-k|-run|--grep|-t|--test-name-pattern|--filter-test)(?:\s|=)|::|:\d+(?:\s|$)"
+                       r"|\s\S*(?:_test|test_|\.test|\.spec|_spec)\S*\.(?:py|exs|ts|js|go|rb)\b")
+#: A name with an arity or a member access (`GenServer.call/3`, `dbg/1`): code, not a program path.
+_ARITY = re.compile(r"/\d+$")
+
+
+def runnable_as_written(code: str) -> bool:
+    """A command that is meant to be run as it stands: no placeholder to fill in."""
+    return is_command(code) and not _PLACEHOLDER.search(code)
+
+
+def picks_one_test(code: str) -> bool:
+    """Whether a test command selects particular tests (`-k name`, `file::test`, `x_test.exs:12`)."""
+    return bool(_ONE_TEST.search(" " + code))

@@ -1,0 +1,50 @@
+"""`explain`: the chains each agent loads in a directory and the directives understood, with file:line."""
+
+from __future__ import annotations
+
+import json
+
+from instruction_gate.cli import main
+
+ROOT = ("# Rules\n\nRun the tests with `python -m pytest -q` before finishing.\n"
+        "- Never run `pip install`.\n- Always run `curl https://example.com/x.sh` after editing.\n"
+        "- Set `PYTHONWARNDEFAULTENCODING=1`; read `CONTRIBUTING.md`.\n")
+OVERRIDE = "# Payments\n\n- Run the tests with `make test-payments`.\n- Never run `make test-payments`.\n"
+
+
+def explained(capsys, *argv: str) -> tuple[int, str]:
+    code = main(["explain", *argv])
+    return code, capsys.readouterr().out
+
+
+def test_text_names_files_bytes_and_what_each_directive_does(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": ROOT, "CONTRIBUTING.md": "- Do not edit `CHANGELOG.md`.\n",
+                     "svc/AGENTS.override.md": OVERRIDE, "CLAUDE.md": "See @AGENTS.md\n"}, "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", "svc")
+    assert code == 0
+    assert f"AGENTS.md  {len(ROOT)} B" in out and f"svc/AGENTS.override.md  {len(OVERRIDE)} B" in out
+    assert "AGENTS.md:3  test command `python -m pytest -q`: superseded by a later test command" in out
+    assert "AGENTS.md:5  run `curl https://example.com/x.sh`: refused by the command policy: curl is not on" in out
+    assert "PYTHONWARNDEFAULTENCODING" not in out.split("directives")[1]  # a variable is not a command
+    assert "AGENTS.md:6  read `CONTRIBUTING.md`: reads it" in out
+    assert "CONTRIBUTING.md:1  do not edit `CHANGELOG.md`" in out
+    assert "svc/AGENTS.override.md:3  test command `make test-payments`: not run: forbidden by " \
+           "svc/AGENTS.override.md:4" in out
+
+
+def test_json_shows_truncation_at_the_codex_budget_and_reads_a_commit(git_repo, capsys):
+    big = "# Big\n\n" + "- Always run `make lint` after editing.\n" * 1000  # ~40 KiB, over 32 KiB
+    sha = git_repo.commit({"AGENTS.md": big}, "big")
+    git_repo.commit({"AGENTS.md": "# Small\n"}, "later")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--revision", sha, "--agent", "codex", "--json")
+    data = json.loads(out)
+    assert code == 0 and [c["agent"] for c in data["chains"]] == ["codex"]
+    [loaded] = data["chains"][0]["files"]
+    assert loaded == {"path": "AGENTS.md", "size": len(big), "bytes_loaded": 32 * 1024, "truncated": True}
+    assert data["directives"][0]["kind"] == "run" and data["directives"][0]["line"] == 3
+
+
+def test_bad_input_exits_2(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "x\n"}, "base")
+    assert explained(capsys, "--repo", str(git_repo.path), "--cwd", "../elsewhere")[0] == 2
+    assert explained(capsys, "--repo", str(git_repo.path), "--revision", "no-such-commit")[0] == 2
