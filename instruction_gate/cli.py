@@ -23,11 +23,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mutate": ("instruction_gate.commands.mutate", "mutation-test the suite against broken instructions"),
     "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
     "changes": ("instruction_gate.commands.changes", "list the instruction files a candidate changes (CI relevance check)"),
-<<<<<<< HEAD
     "backtest": ("instruction_gate.commands.backtest", "replay a repository's instruction history through the gate"),
-=======
     "explain": ("instruction_gate.commands.explain", "show the instruction files each agent loads and the directives understood"),
->>>>>>> issue-20
 }
 
 
