@@ -1,0 +1,110 @@
+"""Run a shipped adapter over a real agent CLI against a scripted loopback provider."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from instruction_gate import proc
+from instruction_gate.agents.scripted_provider import LoggedRequest, ScriptedProvider, Step
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class LiveRun:
+    events: list[dict[str, Any]]
+    result: dict[str, Any]
+    requests: list[LoggedRequest]  #: model requests only, in order
+    stderr: str
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("type") == kind]
+
+    def commands(self) -> list[tuple[str, Any]]:
+        return [(e["command"], e.get("exit_code")) for e in self.of_type("tool")]
+
+
+def agent_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8",
+           "CODEX_HOME": str(home / ".codex")}
+    (home / ".codex").mkdir(exist_ok=True)
+    env.update(extra or {})
+    return env
+
+
+def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path, *,
+             turns: tuple[str, ...] = ("Fix the bug.",), cwd: str = "", options: dict[str, str] | None = None,
+             timeout: float = 60, env_extra: dict[str, str] | None = None, hang_seconds: float = 120.0,
+             adapter: str | None = None, runner_env: dict[str, str] | None = None) -> LiveRun:
+    """One run of adapters/<agent> (or `adapter`) with `script` as the model."""
+    workspace = repo / cwd if cwd else repo
+    with ScriptedProvider(script, hang_seconds=hang_seconds) as provider:
+        env = agent_env(tmp / "agent-home", env_extra)
+        opts = {"binary": str(binary)}
+        if agent == "codex":
+            opts.update({"sandbox": "danger-full-access", "provider_retries": "0", "model": "scripted"})
+            if adapter is None:
+                opts["base_url"] = provider.url + "/v1"
+                env["OPENAI_API_KEY"] = "scripted-key"
+        elif adapter is None:
+            env.update({"ANTHROPIC_BASE_URL": provider.url, "ANTHROPIC_API_KEY": "scripted-key"})
+        opts.update(options or {})
+        request = {"schema_version": 1, "workspace": str(workspace), "repo_root": str(repo), "cwd": cwd or ".",
+                   "prompt": turns[0], "turns": list(turns), "task_id": "live", "variant": "candidate",
+                   "repeat": 0, "limits": {"timeout_seconds": timeout, "max_tool_calls": None,
+                                           "max_provider_cost_usd": None, "network": False},
+                   "agent_env": env, "reference_solution": None, "adapter_options": opts}
+        argv = [sys.executable, str(REPO_ROOT / "adapters" / (adapter or agent))]
+        if adapter == "broker":
+            opts["upstream_url"] = provider.url
+        renv = {"PATH": os.environ["PATH"], "HOME": str(tmp / "runner-home"), **(runner_env or {})}
+        result = proc.run(argv, str(workspace), env=renv, stdin=json.dumps(request), timeout=timeout + 30)
+        events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        results = [e for e in events if e.get("type") == "result"]
+        assert len(results) == 1, (result.stdout, result.stderr)
+        return LiveRun(events, results[0], provider.model_requests(), result.stderr)
+
+
+# -- what actually reached the model ---------------------------------------------------------
+_CODEX_DOC = re.compile(r"# AGENTS\.md instructions for [^\n]*\n\n<INSTRUCTIONS>\n(.*)\n</INSTRUCTIONS>", re.S)
+_CLAUDE_DOC = re.compile(r"Contents of (\S+) \([^)]*\):\n\n(.*?)(?=\n\nContents of \S+ \(|\n</system-reminder>)", re.S)
+
+
+def _texts(body: Any) -> list[str]:
+    out: list[str] = []
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    out.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(body.get("input") if "input" in body else body.get("messages"))
+    return out
+
+
+def codex_instructions(request: LoggedRequest) -> str | None:
+    """The project-doc text Codex put in front of the model, or None."""
+    for text in _texts(request.body):
+        match = _CODEX_DOC.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def claude_memory(request: LoggedRequest) -> list[tuple[str, str]]:
+    """(absolute path, content) of every memory file in the first user message, in order."""
+    for text in _texts(request.body):
+        if "Contents of " in text:
+            return [(m.group(1), m.group(2)) for m in _CLAUDE_DOC.finditer(text)]
+    return []
