@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from instruction_gate.agents.cli_agent import StreamParser
 from instruction_gate.agents.codex_stream import CodexStream
@@ -127,4 +128,7 @@ class CodexAgent:
                            prices_per_mtok=self.prices_per_mtok)
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
-        return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names)
+        env = request.agent_env
+        home = env.get("CODEX_HOME") or (str(Path(env["HOME"]) / ".codex") if env.get("HOME") else None)
+        return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names,
+                           codex_home=home)

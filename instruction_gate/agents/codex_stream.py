@@ -19,6 +19,7 @@ carry an `action` instead of a query.
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import PurePath
 from typing import Any
@@ -30,6 +31,10 @@ from instruction_gate.proc import ProcResult
 _CHANGE_KIND = {"add": "add", "delete": "delete", "update": "modify"}
 _SHELLS = {"bash", "sh", "zsh", "dash"}
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+#: A command Codex refused before running it (its safety check under `exec`'s forced approval
+#: policy): no JSONL item, only this stderr line, e.g. `… error=exec_command failed:
+#: CreateProcess { message: "Rejected(\"`/bin/bash -lc 'rm -rf x'` rejected: rm -f style …\")" }`.
+_REJECTED = re.compile(r'Rejected\(\\?"`(?P<command>.+?)` rejected: (?P<why>[^"\\\n]*)')
 
 
 def unwrap_shell(command: str) -> str:
@@ -193,6 +198,12 @@ class CodexStream(StreamParser):
         events = [self._command_event(cmd, None) for cmd in self._open_commands.values()]
         self.tool_calls += len(events)
         self._open_commands.clear()
+        for match in _REJECTED.finditer(result.stderr or ""):
+            self.tool_calls += 1
+            refused = self._command_event(match.group("command"), None)
+            events += [refused,
+                       {"type": "policy", "name": "permission_denied", "tool": "shell",
+                        "command": refused["command"], "reason": match.group("why").strip(), "turn": self.turn}]
         return events, self._process_failure(result)
 
     def begin_turn(self, index: int) -> None:
