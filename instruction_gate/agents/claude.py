@@ -58,9 +58,7 @@ class ClaudeAgent:
     def process_env(self, agent_env: dict[str, str], timeout: float | None) -> dict[str, str]:
         """A retry budget and request timeout that end before the deadline does, so a provider
         outage or hang surfaces as the CLI's own API error (infrastructure), not as a kill."""
-        request_timeout = self.request_timeout_seconds
-        if request_timeout is None:
-            request_timeout = 600.0 if timeout is None else min(600.0, max(30.0, timeout / 4))
+        request_timeout = self._request_timeout(timeout)
         return {**agent_env, "CLAUDE_CODE_MAX_RETRIES": str(self.max_retries),
                 "API_TIMEOUT_MS": str(int(request_timeout * 1000))}
 
@@ -78,7 +76,12 @@ class ClaudeAgent:
         return prompt
 
     def new_parser(self, request: AdapterRequest) -> StreamParser:
-        return ClaudeStream(request.repo_root)
+        return ClaudeStream(request.repo_root, stall_seconds=self._request_timeout(request.timeout_seconds))
+
+    def _request_timeout(self, timeout: float | None) -> float:
+        if self.request_timeout_seconds is not None:
+            return self.request_timeout_seconds
+        return 600.0 if timeout is None else min(600.0, max(30.0, timeout / 4))
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
         return claude_sources(request.repo_root, request.workspace, parser.touched_paths)

@@ -93,6 +93,11 @@ class ScriptedProvider:
         self._server.shutdown()
         self._server.server_close()
 
+    def answered_requests(self) -> list[LoggedRequest]:
+        """Every request answered with a message (model calls and side calls): what usage covers."""
+        with self._lock:
+            return [r for r in self.requests if r.step is not None]
+
     def model_requests(self) -> list[LoggedRequest]:
         with self._lock:
             return [r for r in self.requests if r.model_call]
@@ -137,18 +142,21 @@ class ScriptedProvider:
                 except json.JSONDecodeError:
                     body = raw
                 model_call = is_model_call(self.path, body)
-                step = provider.next_step() if model_call else None
-                provider._log(LoggedRequest("POST", self.path, dict(self.headers), body, model_call, step))
                 anthropic = "/messages" in self.path
-                if step is None:
-                    if self.path.split("?")[0].endswith("count_tokens"):
-                        self._json(200, {"input_tokens": 100})
-                    elif anthropic:
-                        self._answer(Step("text", text=provider.aux_text), body, anthropic)
-                    else:
-                        self._json(200, {})
-                    return
-                self._answer(step, body, anthropic)
+                path = self.path.split("?")[0]
+                if model_call:
+                    step: Step | None = provider.next_step()
+                elif anthropic and not path.endswith("count_tokens"):
+                    step = Step("text", text=provider.aux_text)  # a side call: answered, not scripted
+                else:
+                    step = None
+                provider._log(LoggedRequest("POST", self.path, dict(self.headers), body, model_call, step))
+                if step is not None:
+                    self._answer(step, body, anthropic)
+                elif path.endswith("count_tokens"):
+                    self._json(200, {"input_tokens": 100})
+                else:
+                    self._json(200, {})
 
             def _json(self, status: int, payload: Any) -> None:
                 data = json.dumps(payload).encode()
@@ -166,13 +174,19 @@ class ScriptedProvider:
                 if step.kind == "status":
                     self._json(step.status, sse_formats.error_body(anthropic, step.status, step.message))
                     return
-                stream = isinstance(body, dict) and body.get("stream", True)
-                events = (sse_formats.anthropic_events if anthropic else sse_formats.openai_events)(step, body)
-                if not stream and anthropic:
-                    self._json(200, sse_formats.anthropic_message(step, body))
-                    return
+                # Claude Code falls back to a non-streamed request when a stream fails: the
+                # scripted fault applies to both.
+                stream = not isinstance(body, dict) or body.get("stream", True)
+                if stream:
+                    build = sse_formats.anthropic_events if anthropic else sse_formats.openai_events
+                    chunks = build(step, body)
+                    content_type = "text/event-stream"
+                else:
+                    whole = json.dumps(sse_formats.anthropic_message(step, body)).encode()
+                    chunks = [whole[: len(whole) // 2], whole[len(whole) // 2:]]
+                    content_type = "application/json"
                 self.send_response(200)
-                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Content-Type", content_type)
                 self.send_header("Cache-Control", "no-cache")
                 self.send_header("Connection", "close")
                 self.end_headers()
@@ -181,8 +195,8 @@ class ScriptedProvider:
                     if step.kind == "garbage":
                         self.wfile.write(b"<html>upstream exploded</html>\n\n")
                         return
-                    for index, chunk in enumerate(events):
-                        if step.kind == "truncate" and index == len(events) // 2:
+                    for index, chunk in enumerate(chunks):
+                        if step.kind == "truncate" and index == len(chunks) // 2:
                             return
                         if step.kind == "hang_body" and index == 1:
                             self.wfile.flush()

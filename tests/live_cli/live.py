@@ -22,6 +22,7 @@ class LiveRun:
     result: dict[str, Any]
     requests: list[LoggedRequest]  #: model requests only, in order
     stderr: str
+    answered: list[LoggedRequest]  #: model and side requests the provider answered with a message
 
     def of_type(self, kind: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e.get("type") == kind]
@@ -69,7 +70,7 @@ def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path
         events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
         results = [e for e in events if e.get("type") == "result"]
         assert len(results) == 1, (result.stdout, result.stderr)
-        return LiveRun(events, results[0], provider.model_requests(), result.stderr)
+        return LiveRun(events, results[0], provider.model_requests(), result.stderr, provider.answered_requests())
 
 
 # -- what actually reached the model ---------------------------------------------------------
