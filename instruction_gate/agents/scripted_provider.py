@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 from instruction_gate.agents import sse_formats
 
@@ -68,8 +68,12 @@ def is_model_call(path: str, body: Any) -> bool:
 class ScriptedProvider:
     """Loopback HTTP server answering model requests from a script, logging every request."""
 
-    def __init__(self, script: list[Step] | None = None, aux_text: str = "ok", hang_seconds: float = 120.0):
+    def __init__(self, script: list[Step] | None = None, aux_text: str = "ok", hang_seconds: float = 120.0,
+                 responder: Callable[[Any], Step] | None = None):
         self.script: list[Step] = list(script or [])
+        #: When given, answers every model request from its body instead of the script (for
+        #: many concurrent conversations, e.g. a whole gate run).
+        self.responder = responder
         self.aux_text = aux_text
         self.hang_seconds = hang_seconds
         self.requests: list[LoggedRequest] = []
@@ -145,7 +149,7 @@ class ScriptedProvider:
                 anthropic = "/messages" in self.path
                 path = self.path.split("?")[0]
                 if model_call:
-                    step: Step | None = provider.next_step()
+                    step: Step | None = provider.responder(body) if provider.responder else provider.next_step()
                 elif anthropic and not path.endswith("count_tokens"):
                     step = Step("text", text=provider.aux_text)  # a side call: answered, not scripted
                 else:
