@@ -7,7 +7,7 @@ import json
 
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
-from tests.live_cli.live import run_live
+from instruction_gate.agents.conformance import run_live
 
 TOKEN = "sk-live-secret-0123456789"
 

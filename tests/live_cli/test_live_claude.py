@@ -8,7 +8,7 @@ import pytest
 
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
-from tests.live_cli.live import claude_memory, run_live
+from instruction_gate.agents.conformance import claude_memory, run_live
 
 FAST_FAIL = {"max_retries": "0", "request_timeout_seconds": "4"}
 

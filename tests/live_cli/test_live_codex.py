@@ -8,7 +8,7 @@ import pytest
 
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
-from tests.live_cli.live import codex_instructions, run_live
+from instruction_gate.agents.conformance import codex_instructions, run_live
 
 PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
 

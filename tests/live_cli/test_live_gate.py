@@ -14,7 +14,7 @@ import pytest
 from instruction_gate import demo_repo, proc
 from instruction_gate.agents.scripted_provider import ScriptedProvider, Step
 from instruction_gate.commands.demo import candidate_regressions
-from tests.live_cli.live import claude_memory, codex_instructions
+from instruction_gate.agents.conformance import claude_memory, codex_instructions
 
 TASKS = ("bug-tax-rounding", "add-idempotency-test")
 TEST_LINE = "Run the tests with `python -m pytest -q` before finishing."

@@ -1,4 +1,5 @@
-"""Run a shipped adapter over a real agent CLI against a scripted loopback provider."""
+"""Run a shipped adapter over a real agent CLI against a scripted loopback provider, and read
+back what reached the model. Shared by the conformance tests and `instruction-gate doctor`."""
 
 from __future__ import annotations
 
@@ -13,15 +14,17 @@ from typing import Any
 from instruction_gate import proc
 from instruction_gate.agents.scripted_provider import LoggedRequest, ScriptedProvider, Step
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+ADAPTERS_DIR = Path(__file__).resolve().parents[2] / "adapters"
 
 
 @dataclass
 class LiveRun:
+    """One adapter run: its events and result, and the provider's log."""
+
     events: list[dict[str, Any]]
     result: dict[str, Any]
     requests: list[LoggedRequest]  #: model requests only, in order
-    stderr: str
+    stderr: str  #: the adapter's stderr
     answered: list[LoggedRequest]  #: model and side requests the provider answered with a message
 
     def of_type(self, kind: str) -> list[dict[str, Any]]:
@@ -32,6 +35,7 @@ class LiveRun:
 
 
 def agent_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A clean agent environment: a fresh home (no user config or global instructions)."""
     home.mkdir(parents=True, exist_ok=True)
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8",
            "CODEX_HOME": str(home / ".codex")}
@@ -44,7 +48,9 @@ def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path
              turns: tuple[str, ...] = ("Fix the bug.",), cwd: str = "", options: dict[str, str] | None = None,
              timeout: float = 60, env_extra: dict[str, str] | None = None, hang_seconds: float = 120.0,
              adapter: str | None = None, runner_env: dict[str, str] | None = None) -> LiveRun:
-    """One run of adapters/<agent> (or `adapter`) with `script` as the model."""
+    """One run of adapters/<agent> (or adapters/<adapter>, e.g. `broker`) with `script` as the
+    model. Codex gets the model `scripted` (generic tools) and no sandbox: its sandbox helpers
+    refuse to live under a temporary directory."""
     workspace = repo / cwd if cwd else repo
     with ScriptedProvider(script, hang_seconds=hang_seconds) as provider:
         env = agent_env(tmp / "agent-home", env_extra)
@@ -62,15 +68,22 @@ def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path
                    "repeat": 0, "limits": {"timeout_seconds": timeout, "max_tool_calls": None,
                                            "max_provider_cost_usd": None, "network": False},
                    "agent_env": env, "reference_solution": None, "adapter_options": opts}
-        argv = [sys.executable, str(REPO_ROOT / "adapters" / (adapter or agent))]
+        argv = [sys.executable, str(ADAPTERS_DIR / (adapter or agent))]
         if adapter == "broker":
             opts["upstream_url"] = provider.url
         renv = {"PATH": os.environ["PATH"], "HOME": str(tmp / "runner-home"), **(runner_env or {})}
         result = proc.run(argv, str(workspace), env=renv, stdin=json.dumps(request), timeout=timeout + 30)
-        events = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+        events = [e for e in map(_json_line, result.stdout.splitlines()) if isinstance(e, dict)]
         results = [e for e in events if e.get("type") == "result"]
-        assert len(results) == 1, (result.stdout, result.stderr)
-        return LiveRun(events, results[0], provider.model_requests(), result.stderr, provider.answered_requests())
+        final = results[-1] if results else {"type": "result", "status": "no_result", "stderr": result.stderr[-2000:]}
+        return LiveRun(events, final, provider.model_requests(), result.stderr, provider.answered_requests())
+
+
+def _json_line(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
 
 
 # -- what actually reached the model ---------------------------------------------------------
@@ -90,11 +103,12 @@ def _texts(body: Any) -> list[str]:
         elif isinstance(node, list):
             for value in node:
                 walk(value)
-    walk(body.get("input") if "input" in body else body.get("messages"))
+    if isinstance(body, dict):
+        walk(body.get("input") if "input" in body else body.get("messages"))
     return out
 
 
-def codex_instructions(request: LoggedRequest) -> str | None:
+def codex_instructions(request: Any) -> str | None:
     """The project-doc text Codex put in front of the model, or None."""
     for text in _texts(request.body):
         match = _CODEX_DOC.search(text)
@@ -103,7 +117,7 @@ def codex_instructions(request: LoggedRequest) -> str | None:
     return None
 
 
-def claude_memory(request: LoggedRequest) -> list[tuple[str, str]]:
+def claude_memory(request: Any) -> list[tuple[str, str]]:
     """(absolute path, content) of every memory file in the first user message, in order."""
     for text in _texts(request.body):
         if "Contents of " in text:
