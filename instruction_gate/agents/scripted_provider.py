@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
@@ -213,12 +212,3 @@ class ScriptedProvider:
 
         return Handler
 
-
-def wait_for(predicate, timeout: float = 5.0, interval: float = 0.05) -> bool:
-    """Poll `predicate` until true or `timeout` seconds pass."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return bool(predicate())
