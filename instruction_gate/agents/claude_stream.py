@@ -88,6 +88,7 @@ class ClaudeStream(StreamParser):
         self.retry_status: Any = None  # error_status of the last api_retry not followed by a message
         self.retries = 0
         self.last_event_at = time.monotonic()
+        self._tools_running = False
         self.result: dict[str, Any] | None = None
         self.assistant_seen = False
         self.api_error: str | None = None  # `error` of a synthetic assistant message
@@ -198,6 +199,7 @@ class ClaudeStream(StreamParser):
         return events
 
     def end_process(self, result: ProcResult) -> tuple[list[dict[str, Any]], Failure | None]:
+        self._tools_running = bool(self._pending)
         if self.result is not None:
             # A closing result with tool_use blocks still open (a max-turns or budget stop):
             # the CLI never ran them.
@@ -221,7 +223,8 @@ class ClaudeStream(StreamParser):
             reason = reason_for_http_status(self.retry_status) or "provider_error"
             return Failure(reason, f"{self.retries} API retries (last status {self.retry_status}); {detail}")
         silent = time.monotonic() - self.last_event_at
-        if self.stall_seconds is not None and silent >= self.stall_seconds:
+        # A tool still running (a slow test, `sleep 999`) is the agent's time, however quiet.
+        if self.stall_seconds is not None and silent >= self.stall_seconds and not self._tools_running:
             return Failure("provider_error", f"no output for {silent:.0f}s, over the request timeout; {detail}")
         return Failure("timeout", detail)
 

@@ -227,3 +227,16 @@ def test_killed_while_retrying_is_the_providers(repo):
     parser.begin_turn(0)
     parser.feed(_line({"type": "system", "subtype": "init", "session_id": "s"}))
     assert parser.timeout_failure("killed").reason == "timeout"  # busy, not stalled past the request timeout
+
+
+def test_a_quiet_running_tool_is_the_agents_time(repo):
+    parser = ClaudeStream(repo, stall_seconds=0)
+    parser.begin_turn(0)
+    parser.feed(_line(_assistant("m1", {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 999"}})))
+    events, _ = parser.end_process(exited(None, timed_out=True))
+    assert parser.timeout_failure("killed").reason == "timeout"
+    assert [e["command"] for e in events if e["type"] == "tool"] == ["sleep 999"]  # it ran: still reported
+    parser.begin_turn(0)
+    parser.feed(_line({"type": "system", "subtype": "init", "session_id": "s"}))
+    parser.end_process(exited(None, timed_out=True))
+    assert parser.timeout_failure("killed").reason == "provider_error"  # silent, waiting on the model

@@ -11,6 +11,8 @@ from tests.conftest import GitRepo
 from instruction_gate.agents.conformance import claude_memory, run_live
 
 FAST_FAIL = {"max_retries": "0", "request_timeout_seconds": "4"}
+#: A command still running at the deadline (Claude Code refuses a bare long `sleep`).
+SLOW = "python3 -c 'import time; time.sleep(60)'"
 
 
 @pytest.fixture
@@ -125,3 +127,10 @@ def test_rules_hops_and_scope_match_what_claude_sends(claude_bin, tmp_path):
         assert run.result["instruction_sources"] == sent
         assert "h5.md" not in sent and ".claude/rules/scoped.md" not in sent
         assert ("docs/x.md" in sent) == (cwd == "")  # imports outside the cwd stay text
+
+
+def test_a_tool_running_past_the_deadline_is_the_agents_timeout(claude_bin, repo, tmp_path):
+    run = run_live("claude", claude_bin, repo.path, [Step("tool", name="Bash", args={"command": SLOW})],
+                   tmp_path, options=FAST_FAIL, timeout=10)
+    assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "timeout"), run.stderr
+    assert SLOW in [command for command, _ in run.commands()]

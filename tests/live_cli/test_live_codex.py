@@ -11,6 +11,8 @@ from tests.conftest import GitRepo
 from instruction_gate.agents.conformance import codex_instructions, run_live
 
 PATCH = "*** Begin Patch\n*** Update File: calc.py\n@@\n-x = 1\n+x = 2\n*** End Patch"
+#: A command still running at the deadline (Claude Code refuses a bare long `sleep`).
+SLOW = "python3 -c 'import time; time.sleep(60)'"
 
 
 @pytest.fixture
@@ -147,3 +149,10 @@ def test_commands_codex_refuses_are_reported(codex_bin, repo, tmp_path):
     denied = [e for e in run.events if e.get("name") == "permission_denied"]
     assert [e["command"] for e in denied] == ["rm -rf build"] and "not permitted" in denied[0]["reason"]
     assert run.result["tool_calls"] == 1
+
+
+def test_a_command_running_past_the_deadline_is_the_agents_timeout(codex_bin, repo, tmp_path):
+    run = run_live("codex", codex_bin, repo.path, [Step("tool", name="shell", args={"command": SLOW})],
+                   tmp_path, timeout=10)
+    assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "timeout"), run.stderr
+    assert SLOW in [command for command, _ in run.commands()]
