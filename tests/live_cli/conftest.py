@@ -14,6 +14,7 @@ import pytest
 MODULES = Path(__file__).resolve().parent / "node_modules"
 BINARIES = {
     "codex": MODULES / "@openai/codex/bin/codex.js",
+    "codex-0.169": MODULES / "codex-0.169/bin/codex.js",  # the example workflow's pin
     # The platform package's binary, called directly: the wrapper's postinstall wants node 22.
     "claude": MODULES / "@anthropic-ai/claude-code-linux-x64/claude",
 }
@@ -38,3 +39,8 @@ def codex_bin() -> Path:
 @pytest.fixture(scope="session")
 def claude_bin() -> Path:
     return _binary("claude")
+
+
+@pytest.fixture(scope="session")
+def codex_0169_bin() -> Path:
+    return _binary("codex-0.169")

@@ -19,6 +19,10 @@ def test_doctor_passes_on_the_pinned_cli(agent, request, capsys):
         assert f"ok   {name}:" in out
 
 
+def test_doctor_passes_on_the_workflow_pinned_codex(codex_0169_bin, capsys):
+    assert cli.main(["doctor", "--agent", "codex", "--binary", str(codex_0169_bin)]) == 0, capsys.readouterr().out
+
+
 def test_doctor_fails_on_a_cli_it_does_not_understand(tmp_path, capsys):
     drifted = tmp_path / "codex"
     # A release that prints a renamed event vocabulary and exits 0.
