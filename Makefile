@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint-workflows bench clean
+.PHONY: install demo test lint-workflows live-cli bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",)
 
-test: $(STAMP) lint-workflows
+test: $(STAMP) lint-workflows live-cli
 	$(BIN)/python -m pytest
 
 # GitHub's own tooling on the action and every workflow; any finding fails.
@@ -28,8 +28,18 @@ lint-workflows: $(STAMP)
 	$(BIN)/zizmor --offline --quiet --config .github/zizmor.yml . $(WORKFLOWS)
 	$(BIN)/actionlint $(WORKFLOWS)
 
+# The real agent CLIs the conformance tests drive (tests/live_cli/package-lock.json pins them
+# with integrity hashes); local to the repository, never global. Install scripts are not run:
+# the tests call Claude Code's platform binary directly. Under CI a failed install fails the run.
+LIVE_CLI := tests/live_cli
+$(LIVE_CLI)/node_modules/.package-lock.json: $(LIVE_CLI)/package-lock.json
+	@cd $(LIVE_CLI) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
+	  || { echo "live CLIs: 'npm ci' in $(LIVE_CLI) failed; the conformance tests need node, npm and the npm registry" >&2; \
+	       if [ -n "$$CI" ]; then exit 1; fi; }
+live-cli: $(LIVE_CLI)/node_modules/.package-lock.json
+
 bench: $(STAMP)
 	for b in benchmarks/*.py; do $(BIN)/python "$$b" || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output
+	rm -rf $(VENV) demo-output $(LIVE_CLI)/node_modules

@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("instruction_gate.commands.lint", "static lint of instruction files (no agent)"),
     "mutate": ("instruction_gate.commands.mutate", "mutation-test the suite against broken instructions"),
     "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
+    "doctor": ("instruction_gate.commands.doctor", "check that an adapter understands the installed agent CLI "
+                                                   "(scripted loopback provider, no model, no key)"),
     "changes": ("instruction_gate.commands.changes", "list the instruction files a candidate changes (CI relevance check)"),
     "backtest": ("instruction_gate.commands.backtest", "replay a repository's instruction history through the gate"),
     "explain": ("instruction_gate.commands.explain", "show the instruction files each agent loads and the directives understood"),

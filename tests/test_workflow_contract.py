@@ -90,9 +90,12 @@ def test_base_branch_jobs_never_run_for_a_pull_request():
     jobs = workflow["jobs"]
     modes = {name: [s["with"]["mode"] for s in job["steps"] if s.get("uses") == "./evals/instructions"]
              for name, job in jobs.items()}
-    assert modes == {"baseline": ["baseline"], "mutation": ["mutate"]}
+    assert modes == {"baseline": ["baseline"], "mutation": ["mutate"], "doctor": []}
     assert jobs["baseline"]["if"] == "github.event_name == 'push'"
-    assert "pull_request" not in jobs["mutation"]["if"]
+    assert "pull_request" not in jobs["mutation"]["if"] and "pull_request" not in jobs["doctor"]["if"]
+    # The drift check runs the newest CLI against a loopback provider: no environment, no secret.
+    assert "environment" not in jobs["doctor"]
+    assert any("instruction_gate doctor" in step.get("run", "") for step in jobs["doctor"]["steps"])
     secret_users = [step.get("name") for job in jobs.values() for step in job["steps"] if "secrets." in yaml.safe_dump(step)]
     assert secret_users == ["Record the base arm", "Mutation-test the suite"]
 

@@ -24,6 +24,7 @@ yet seen recorded): `error_max_budget_usd` results and the `billing_error` kind.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from instruction_gate.agents.cli_agent import StreamParser, count
@@ -70,8 +71,13 @@ def _result_text(content: Any) -> str:
 class ClaudeStream(StreamParser):
     """State of one Claude Code run across its `claude -p` and `--resume` processes."""
 
-    def __init__(self, repo_root):
+    def __init__(self, repo_root, stall_seconds: float | None = None, cumulative_resume: bool = True):
         super().__init__(repo_root)
+        #: Silence longer than this (the CLI's request timeout) before a kill means a hung provider.
+        self.stall_seconds = stall_seconds
+        #: A resumed process reports the session's running totals (2.1.3xx), not its own.
+        self.cumulative_resume = cumulative_resume
+        self._session_totals: tuple[tuple[int, int, int], float] | None = None  # previous process's report
         self.harness_version: str | None = None
         self._pending: dict[str, dict[str, Any]] = {}  # tool_use id -> tool event awaiting its result
         self._edits: dict[str, dict[str, Any]] = {}  # tool_use id -> file_change event
@@ -79,6 +85,10 @@ class ClaudeStream(StreamParser):
         self._reset_process()
 
     def _reset_process(self) -> None:
+        self.retry_status: Any = None  # error_status of the last api_retry not followed by a message
+        self.retries = 0
+        self.last_event_at = time.monotonic()
+        self._tools_running = False
         self.result: dict[str, Any] | None = None
         self.assistant_seen = False
         self.api_error: str | None = None  # `error` of a synthetic assistant message
@@ -86,7 +96,12 @@ class ClaudeStream(StreamParser):
 
     def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         kind = obj.get("type")
-        if kind == "system" and obj.get("subtype") == "init":
+        self.last_event_at = time.monotonic()
+        if kind == "system" and obj.get("subtype") == "api_retry":
+            # The CLI is retrying a failed API call (its own budget: CLAUDE_CODE_MAX_RETRIES).
+            self.retries += 1
+            self.retry_status = obj.get("error_status") or "unknown"
+        elif kind == "system" and obj.get("subtype") == "init":
             self.session_id = obj.get("session_id") if isinstance(obj.get("session_id"), str) else self.session_id
             self.model = obj.get("model") if isinstance(obj.get("model"), str) else self.model
             version = obj.get("claude_code_version")
@@ -105,6 +120,7 @@ class ClaudeStream(StreamParser):
 
     def _assistant(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         self.assistant_seen = True
+        self.retry_status = None
         usage = message.get("usage")
         if isinstance(usage, dict):
             key = str(message.get("id") or f"anonymous-{len(self._message_usage)}")
@@ -167,9 +183,6 @@ class ClaudeStream(StreamParser):
 
     def _result(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         self.result = obj
-        cost = obj.get("total_cost_usd")
-        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
-            self.cost_usd = (self.cost_usd or 0.0) + float(cost)
         if isinstance(obj.get("session_id"), str):
             self.session_id = obj["session_id"]
         if isinstance(obj.get("result"), str) and obj["result"].strip() and not obj.get("is_error"):
@@ -186,28 +199,68 @@ class ClaudeStream(StreamParser):
         return events
 
     def end_process(self, result: ProcResult) -> tuple[list[dict[str, Any]], Failure | None]:
-        # Tool calls without a result still happened (the CLI died or was killed meanwhile).
-        events = list(self._pending.values())
+        self._tools_running = bool(self._pending)
+        if self.result is not None:
+            # A closing result with tool_use blocks still open (a max-turns or budget stop):
+            # the CLI never ran them.
+            self.tool_calls -= len(self._pending)
+            events = []
+        else:  # the CLI died or was killed while they ran: they still happened
+            events = list(self._pending.values())
         self._pending.clear()
         self._edits.clear()
         self._settle_usage()
-        failure = self._process_failure(result)
+        return events, self._process_failure(result)
+
+    def begin_turn(self, index: int) -> None:
+        super().begin_turn(index)
         self._reset_process()
-        return events, failure
+
+    def timeout_failure(self, detail: str) -> Failure:
+        """Killed at the deadline while retrying an API error, or after the provider went
+        silent for longer than the CLI's request timeout: the provider's fault."""
+        if self.retry_status is not None:
+            reason = reason_for_http_status(self.retry_status) or "provider_error"
+            return Failure(reason, f"{self.retries} API retries (last status {self.retry_status}); {detail}")
+        silent = time.monotonic() - self.last_event_at
+        # A tool still running (a slow test, `sleep 999`) is the agent's time, however quiet.
+        if self.stall_seconds is not None and silent >= self.stall_seconds and not self._tools_running:
+            return Failure("provider_error", f"no output for {silent:.0f}s, over the request timeout; {detail}")
+        return Failure("timeout", detail)
 
     def _settle_usage(self) -> None:
-        """This process's tokens: `modelUsage`, else the per-message sums, else the result's usage."""
+        """This process's tokens and cost. Tokens: `modelUsage` (every model called), else the
+        result's `usage`, else the per-message sums (the assistant events carry only
+        `message_start`'s usage: a floor). A resumed process reports the session's running
+        totals, so only its increase over the previous report is new."""
         final = self.result or {}
         triple = _model_usage_triple(final.get("modelUsage"))
-        if triple is None and self._message_usage:
-            triple = tuple(sum(column) for column in zip(*self._message_usage.values()))  # type: ignore[assignment]
         if triple is None and isinstance(final.get("usage"), dict):
             triple = _usage_triple(final["usage"])
-        if triple is not None and any(triple):
-            self.usage.add(*triple)
+        if triple is None and self._message_usage:
+            triple = tuple(sum(column) for column in zip(*self._message_usage.values()))  # type: ignore[assignment]
+        cost = final.get("total_cost_usd")
+        cost = float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None
+        if triple is None or not any(triple):
+            triple = (0, 0, 0)
+        previous = self._session_totals if self.turn > 0 and self.cumulative_resume else None
+        new_triple, new_cost = triple, cost
+        if previous is not None and all(t >= p for t, p in zip(triple, previous[0])):
+            new_triple = tuple(t - p for t, p in zip(triple, previous[0]))  # type: ignore[assignment]
+            if cost is not None and cost >= previous[1]:
+                new_cost = cost - previous[1]
+        if self.result is not None:
+            self._session_totals = (triple, cost or 0.0)
+        if any(new_triple):
+            self.usage.add(*new_triple)
+        if new_cost is not None:
+            self.cost_usd = (self.cost_usd or 0.0) + new_cost
 
     def _process_failure(self, result: ProcResult) -> Failure | None:
         final = self.result
+        if final is None and self.retry_status is not None:
+            return Failure(reason_for_http_status(self.retry_status) or "provider_error",
+                           f"ended while retrying an API error (status {self.retry_status})")
         if final is None:
             text = result.stderr or "no result event"
             return self._api_failure(text) or classify_error_text(

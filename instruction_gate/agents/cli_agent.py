@@ -78,6 +78,12 @@ class StreamParser:
     def end_process(self, result: proc.ProcResult) -> tuple[list[dict[str, Any]], Failure | None]:
         raise NotImplementedError
 
+    def timeout_failure(self, detail: str) -> Failure:
+        """The failure of a CLI killed at the adapter's deadline (called after `end_process`,
+        so the state of the killed process is still there). Agents whose streams show a
+        provider stall override this: a hung provider is not the agent's fault."""
+        return Failure("timeout", detail)
+
     def relpath(self, path: Any) -> str:
         """A path as the agent printed it, made repository-relative when it lies inside."""
         text = str(path)
@@ -115,6 +121,10 @@ class CliAgent(Protocol):
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
         """The instruction files that reached the agent during this run."""
 
+    def process_env(self, agent_env: dict[str, str], timeout: float | None) -> dict[str, str]:
+        """The CLI's environment: `agent_env` plus the agent's own settings (retry budget,
+        request timeout) sized to the adapter's deadline `timeout` (seconds, or None)."""
+
 
 def resolve_binary(binary: str, agent_env: dict[str, str]) -> str | None:
     """Absolute path of the CLI: a path as given, else the agent's PATH, then the adapter's."""
@@ -148,6 +158,7 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
     failure: Failure | None = None if binary else Failure("cli_not_found", f"{agent.binary!r} not on PATH")
     timeout = agent_timeout(request, timeout_override)
     deadline = None if timeout is None else time.monotonic() + timeout
+    env = agent.process_env(request.agent_env, timeout)
     for index, prompt in enumerate(request.turns if binary else ()):
         writer.emit({"type": "turn", "index": index})
         parser.begin_turn(index)
@@ -156,14 +167,14 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
             break
         remaining = None if deadline is None else max(0.1, deadline - time.monotonic())
         result = proc.run(agent.turn_argv(binary, index, prompt, parser.session_id),  # type: ignore[arg-type]
-                          request.workspace, env=request.agent_env, stdin=agent.turn_stdin(prompt),
+                          request.workspace, env=env, stdin=agent.turn_stdin(prompt),
                           timeout=remaining, grace=AGENT_KILL_GRACE, on_stdout_line=lambda line: writer.emit_all(parser.feed(line)))
         events, failure = parser.end_process(result)
         writer.emit_all(events)
         if result.start_error:
             failure = Failure("cli_not_found", result.start_error)
         elif result.timed_out:
-            failure = Failure("timeout", f"killed after {remaining:.0f}s")
+            failure = parser.timeout_failure(f"killed after {remaining:.0f}s")
         if failure is not None:
             break
     if failure is not None and failure.detail:

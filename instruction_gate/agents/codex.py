@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from instruction_gate.agents.cli_agent import StreamParser
 from instruction_gate.agents.codex_stream import CodexStream
@@ -12,6 +13,10 @@ from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
 from instruction_gate.errors import ConfigError
 
+#: Custom-provider defaults: a few retries, not Codex's own (which outlast most task deadlines).
+DEFAULT_RETRIES = 2
+DEFAULT_STREAM_IDLE_SECONDS = 60.0
+PROVIDER_ID = "instruction_gate"
 OPTIONS = (
     OptionSpec("binary", "Codex executable (default: codex on the agent's PATH)"),
     OptionSpec("model", "model passed as --model"),
@@ -24,6 +29,11 @@ OPTIONS = (
     OptionSpec("price_per_mtok", "USD per million tokens as INPUT,CACHED_INPUT,OUTPUT, to report "
                                  "provider_cost_usd (Codex prints no cost)"),
     OptionSpec("timeout_seconds", "the adapter's own limit, if below the runner's"),
+    OptionSpec("base_url", "Responses API base URL of a custom provider (default: the agent's "
+                           "OPENAI_BASE_URL, set by adapters/broker; else Codex's own provider)"),
+    OptionSpec("provider_retries", f"request and stream retries of the custom provider (default {DEFAULT_RETRIES})"),
+    OptionSpec("stream_idle_seconds", f"seconds without a streamed event before Codex gives up "
+                                      f"(default {DEFAULT_STREAM_IDLE_SECONDS:.0f})"),
 )
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 
@@ -55,11 +65,15 @@ class CodexAgent:
     doc_budget_bytes: int = CODEX_BUDGET_BYTES
     cumulative_usage: bool = True
     prices_per_mtok: tuple[float, float, float] | None = None  #: input, cached input, output
+    base_url: str | None = None  #: custom Responses API provider; None: Codex's configured one
+    provider_retries: int = DEFAULT_RETRIES
+    stream_idle_seconds: float = DEFAULT_STREAM_IDLE_SECONDS
     agent_name: str = "codex"
 
     @classmethod
-    def from_options(cls, options: Options, turns: int) -> "CodexAgent":
-        return cls(
+    def from_options(cls, options: Options, request: AdapterRequest) -> "CodexAgent":
+        turns = len(request.turns)
+        agent = cls(
             binary=options.text("binary", "codex"), model=options.text("model"),  # type: ignore[arg-type]
             sandbox=options.choice("sandbox", SANDBOXES, "workspace-write"),
             extra_args=options.words("extra_args"),
@@ -68,7 +82,17 @@ class CodexAgent:
             fallback_names=options.names("fallback_names"),
             doc_budget_bytes=options.integer("doc_budget_bytes", CODEX_BUDGET_BYTES),  # type: ignore[arg-type]
             cumulative_usage=options.choice("usage", ("cumulative", "per_turn"), "cumulative") == "cumulative",
-            prices_per_mtok=_prices(options))
+            prices_per_mtok=_prices(options), base_url=options.text("base_url"),
+            provider_retries=options.integer("provider_retries", DEFAULT_RETRIES),  # type: ignore[arg-type]
+            stream_idle_seconds=options.number("stream_idle_seconds", DEFAULT_STREAM_IDLE_SECONDS))  # type: ignore[arg-type]
+        # The broker hands its proxy URL in OPENAI_BASE_URL: talk to it as a custom provider,
+        # whose key variable (OPENAI_API_KEY, the broker's placeholder) Codex reads itself.
+        if agent.base_url is None and request.agent_env.get("OPENAI_BASE_URL"):
+            agent = replace(agent, base_url=request.agent_env["OPENAI_BASE_URL"])
+        return agent
+
+    def process_env(self, agent_env: dict[str, str], timeout: float | None) -> dict[str, str]:
+        return dict(agent_env)
 
     def _config_args(self) -> list[str]:
         """`-c` overrides: valid for both `exec` and `exec resume`, and they keep Codex's
@@ -79,6 +103,12 @@ class CodexAgent:
             args += ["-c", f"project_doc_fallback_filenames={json.dumps(list(self.fallback_names))}"]
         if self.model:
             args += ["-c", f"model={json.dumps(self.model)}"]
+        if self.base_url:
+            entry = (f'{{name="instruction-gate", base_url={json.dumps(self.base_url)}, wire_api="responses", '
+                     f'env_key="OPENAI_API_KEY", request_max_retries={self.provider_retries}, '
+                     f'stream_max_retries={self.provider_retries}, '
+                     f'stream_idle_timeout_ms={int(self.stream_idle_seconds * 1000)}}}')
+            args += ["-c", f"model_providers.{PROVIDER_ID}={entry}", "-c", f'model_provider="{PROVIDER_ID}"']
         return args
 
     def turn_argv(self, binary: str, index: int, prompt: str, session_id: str | None) -> list[str]:
@@ -98,4 +128,7 @@ class CodexAgent:
                            prices_per_mtok=self.prices_per_mtok)
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
-        return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names)
+        env = request.agent_env
+        home = env.get("CODEX_HOME") or (str(Path(env["HOME"]) / ".codex") if env.get("HOME") else None)
+        return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names,
+                           codex_home=home)

@@ -19,6 +19,7 @@ carry an `action` instead of a query.
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import PurePath
 from typing import Any
@@ -30,6 +31,10 @@ from instruction_gate.proc import ProcResult
 _CHANGE_KIND = {"add": "add", "delete": "delete", "update": "modify"}
 _SHELLS = {"bash", "sh", "zsh", "dash"}
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+#: A command Codex refused before running it (its safety check under `exec`'s forced approval
+#: policy): no JSONL item, only this stderr line, e.g. `… error=exec_command failed:
+#: CreateProcess { message: "Rejected(\"`/bin/bash -lc 'rm -rf x'` rejected: rm -f style …\")" }`.
+_REJECTED = re.compile(r'Rejected\(\\?"`(?P<command>.+?)` rejected: (?P<why>[^"\\\n]*)')
 
 
 def unwrap_shell(command: str) -> str:
@@ -67,6 +72,9 @@ class CodexStream(StreamParser):
         self._reset_process()
 
     def _reset_process(self) -> None:
+        # Item ids restart at item_0 in every `codex exec resume` process: dedupe per process.
+        self._done_items.clear()
+        self.events_after_start = 0  # events seen since turn.started (0: the provider never answered)
         self.turn_started = False
         self.turn_completed = False
         self.turn_error: str | None = None  # turn.failed message
@@ -75,6 +83,8 @@ class CodexStream(StreamParser):
     # -- events -----------------------------------------------------------------------
     def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         kind = obj.get("type")
+        if self.turn_started:
+            self.events_after_start += 1
         if kind in ("thread.started", "thread.resumed") and isinstance(obj.get("thread_id"), str):
             self._start_thread(obj["thread_id"])
         elif kind == "turn.started":
@@ -188,9 +198,24 @@ class CodexStream(StreamParser):
         events = [self._command_event(cmd, None) for cmd in self._open_commands.values()]
         self.tool_calls += len(events)
         self._open_commands.clear()
-        failure = self._process_failure(result)
+        for match in _REJECTED.finditer(result.stderr or ""):
+            self.tool_calls += 1
+            refused = self._command_event(match.group("command"), None)
+            events += [refused,
+                       {"type": "policy", "name": "permission_denied", "tool": "shell",
+                        "command": refused["command"], "reason": match.group("why").strip(), "turn": self.turn}]
+        return events, self._process_failure(result)
+
+    def begin_turn(self, index: int) -> None:
+        super().begin_turn(index)
         self._reset_process()
-        return events, failure
+
+    def timeout_failure(self, detail: str) -> Failure:
+        """Killed at the deadline. Codex prints nothing while a request waits for response
+        headers, so silence after `turn.started` means the provider never answered."""
+        if self.turn_started and self.events_after_start == 0:
+            return Failure("provider_error", f"no answer from the provider after turn.started; {detail}")
+        return Failure("timeout", detail)
 
     def _process_failure(self, result: ProcResult) -> Failure | None:
         if self._thread_changed:

@@ -65,8 +65,10 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("provider_error", r"(?:status|http|api error|code)\W{0,3}5\d\d\b|overloaded|internal server error"
                            r"|service unavailable|at capacity|model is not supported|model_not_found"
                            r"|bad gateway|stream disconnected|connection (?:refused|reset|error)"
-                           r"|error sending request"),
-        ("session_lost", r"no conversation found with session id"),
+                           r"|error sending request|experiencing high (?:demand|load)|request timed out"
+                           r"|exceeded retry limit"),
+        # Codex: `exec resume` of a thread whose rollout is gone; Claude Code: --resume of one.
+        ("session_lost", r"no conversation found with session id|no rollout found for (?:thread|conversation) id"),
         ("budget_exceeded", r"budget|max[_ ]?cost|spending limit"),
         ("max_turns", r"max(?:imum)?[_ ]turns"),
     ))

@@ -15,7 +15,7 @@ from instruction_gate.errors import ConfigError
 
 class AgentKind(NamedTuple):
     options: tuple[OptionSpec, ...]
-    build: Callable[[Options, int], CliAgent]  #: (options, number of turns) -> agent
+    build: Callable[[Options, AdapterRequest], CliAgent]  #: (options, request) -> agent
 
 
 #: Short name -> how to build that agent; `adapters/<name>` scripts look themselves up here.
@@ -42,7 +42,7 @@ def main(name: str, argv: list[str]) -> int:
         flags = parse_adapter_flags(f"adapters/{name}", kind.options, argv)
         request = AdapterRequest.parse(sys.stdin.read())
         options = merged_options(request.options, flags, kind.options, name)
-        agent = kind.build(options, len(request.turns))
+        agent = kind.build(options, request)
         run_cli_agent(agent, request, EventWriter(), options.number("timeout_seconds"))
     except ConfigError as exc:
         print(f"{name}: {exc}", file=sys.stderr)

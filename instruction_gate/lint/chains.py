@@ -41,7 +41,8 @@ def instruction_files(tree: Tree, instruction_paths: Iterable[str] = ()) -> list
     """Files matching the manifest's instruction paths plus every file an agent loads by name."""
     files = tree.files()
     named = [p for p in files if PurePosixPath(p).name in AGENT_FILE_NAMES
-             or p.endswith("/.claude/CLAUDE.md") or p == ".claude/CLAUDE.md"]
+             or p.endswith("/.claude/CLAUDE.md") or p == ".claude/CLAUDE.md"
+             or (p.endswith(".md") and (p.startswith(".claude/rules/") or "/.claude/rules/" in p))]
     return sorted(set(named) | set(globs.filter_paths(files, instruction_paths)))
 
 

@@ -170,3 +170,73 @@ def test_api_error_status_of_the_result(repo, status, reason):
                  f'"result":"API Error: request failed","api_error_status":{status}}}').encode())
     _, failure = parser.end_process(exited(1))
     assert failure.reason == reason
+
+
+def _line(obj) -> bytes:
+    import json
+    return json.dumps(obj).encode()
+
+
+def _process(parser, turn, *objs, code=0):
+    parser.begin_turn(turn)
+    events = [e for obj in objs for e in parser.feed(_line(obj))]
+    tail, failure = parser.end_process(exited(code))
+    return events + tail, failure
+
+
+def _result(cost, inp, out, **extra):
+    return {"type": "result", "subtype": "success", "is_error": False, "session_id": "s", "total_cost_usd": cost,
+            "usage": {"input_tokens": inp, "output_tokens": out}, **extra}
+
+
+def _assistant(msg_id, *blocks, out=1):
+    return {"type": "assistant", "message": {"id": msg_id, "content": list(blocks),
+                                             "usage": {"input_tokens": 10, "output_tokens": out}}}
+
+
+def test_result_usage_beats_message_start_stubs(repo):
+    # Without modelUsage (older CLIs): assistant events carry message_start's 1-5 output tokens.
+    parser = ClaudeStream(repo)
+    _process(parser, 0, _assistant("m1", {"type": "text", "text": "hi"}, out=5), _result(0.01, 10, 25))
+    assert (parser.usage.input_tokens, parser.usage.output_tokens) == (10, 25)
+
+
+def test_resumed_process_reports_session_totals_counted_once(repo):
+    parser = ClaudeStream(repo)
+    _process(parser, 0, _assistant("m1", {"type": "text", "text": "a"}), _result(0.010, 100, 10))
+    _process(parser, 1, _assistant("m2", {"type": "text", "text": "b"}), _result(0.025, 250, 30))
+    assert parser.cost_usd == pytest.approx(0.025)
+    assert (parser.usage.input_tokens, parser.usage.output_tokens) == (250, 30)
+
+
+def test_tool_use_left_open_by_a_stop_never_ran(repo):
+    parser = ClaudeStream(repo)
+    events, failure = _process(parser, 0, _assistant("m1", {"type": "tool_use", "id": "t1", "name": "Bash",
+                                                            "input": {"command": "make deploy"}}),
+                               {**_result(0.01, 10, 5), "subtype": "error_max_turns", "is_error": True})
+    assert failure is not None and failure.reason == "max_turns"
+    assert parser.tool_calls == 0 and not [e for e in events if e["type"] == "tool"]
+
+
+def test_killed_while_retrying_is_the_providers(repo):
+    parser = ClaudeStream(repo, stall_seconds=600)
+    parser.begin_turn(0)
+    parser.feed(_line({"type": "system", "subtype": "api_retry", "error_status": 429, "attempt": 1}))
+    parser.end_process(exited(None, timed_out=True))
+    assert parser.timeout_failure("killed").reason == "rate_limited"
+    parser.begin_turn(0)
+    parser.feed(_line({"type": "system", "subtype": "init", "session_id": "s"}))
+    assert parser.timeout_failure("killed").reason == "timeout"  # busy, not stalled past the request timeout
+
+
+def test_a_quiet_running_tool_is_the_agents_time(repo):
+    parser = ClaudeStream(repo, stall_seconds=0)
+    parser.begin_turn(0)
+    parser.feed(_line(_assistant("m1", {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "sleep 999"}})))
+    events, _ = parser.end_process(exited(None, timed_out=True))
+    assert parser.timeout_failure("killed").reason == "timeout"
+    assert [e["command"] for e in events if e["type"] == "tool"] == ["sleep 999"]  # it ran: still reported
+    parser.begin_turn(0)
+    parser.feed(_line({"type": "system", "subtype": "init", "session_id": "s"}))
+    parser.end_process(exited(None, timed_out=True))
+    assert parser.timeout_failure("killed").reason == "provider_error"  # silent, waiting on the model

@@ -178,3 +178,49 @@ def test_all_zero_usage_report_keeps_the_baseline(repo):
         assert failure is None
     # Totals 24018 -> (no update) -> 30018: the run used 30018, not 24018 + 30018.
     assert (parser.usage.input_tokens, parser.usage.output_tokens) == (30018, 1412)
+
+
+def _codex_process(parser, turn, *objs, stderr="", code=0):
+    import json
+    parser.begin_turn(turn)
+    events = [e for obj in objs for e in parser.feed(json.dumps(obj).encode())]
+    tail, failure = parser.end_process(exited(code, stderr))
+    return events + tail, failure
+
+
+def _command(item_id, command):
+    return {"type": "item.completed", "item": {"id": item_id, "type": "command_execution", "command": command,
+                                               "exit_code": 0, "status": "completed"}}
+
+
+def test_item_ids_restart_in_every_resumed_process(repo):
+    parser = CodexStream(repo)
+    done = {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 1}}
+    _codex_process(parser, 0, {"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+                   _command("item_0", "true"), done)
+    events, _ = _codex_process(parser, 1, {"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+                               _command("item_0", "python -m pytest -q"), done)
+    assert [e["command"] for e in events if e["type"] == "tool"] == ["python -m pytest -q"]
+    assert parser.tool_calls == 2
+
+
+def test_refused_commands_come_from_stderr(repo):
+    parser = CodexStream(repo)
+    stderr = ('2026-12-01T05:03:46Z ERROR codex_core::tools::router: error=exec_command failed: CreateProcess '
+              '{ message: "Rejected(\\"`/bin/bash -lc \'rm -rf build\'` rejected: rm -f style commands are not '
+              'permitted. Use a safer approach\\")" }\n')
+    events, failure = _codex_process(parser, 0, {"type": "turn.started"},
+                                     {"type": "turn.completed", "usage": {"input_tokens": 1}}, stderr=stderr)
+    assert failure is None
+    assert [(e["type"], e.get("command"), e.get("exit_code")) for e in events] == [
+        ("tool", "rm -rf build", None), ("policy", "rm -rf build", None)]
+    assert events[1]["name"] == "permission_denied" and "not permitted" in events[1]["reason"]
+
+
+def test_silence_after_turn_started_is_a_provider_stall(repo):
+    parser = CodexStream(repo)
+    _codex_process(parser, 0, {"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
+                   code=None)
+    assert parser.timeout_failure("killed").reason == "provider_error"
+    _codex_process(parser, 0, {"type": "turn.started"}, _command("item_0", "sleep 999"), code=None)
+    assert parser.timeout_failure("killed").reason == "timeout"

@@ -65,9 +65,11 @@ def test_claude_loads_upward_chain_dot_claude_local_and_imports(tmp_path):
     write(tmp_path, "app/CLAUDE.local.md", "local\n")
     write(tmp_path, "app/deep/CLAUDE.md", "only when touched\n")
     write(tmp_path, "lib/CLAUDE.md", "outside cwd subtree\n")
+    paths = [f.path for f in claude_sources(tmp_path, ".")]
+    assert paths == ["CLAUDE.md", "docs/style.md", "docs/hop1.md", "docs/hop2.md", ".claude/CLAUDE.md"]
+    # Headless Claude Code expands only imports that resolve inside its working directory.
     paths = [f.path for f in claude_sources(tmp_path, "app")]
-    assert paths == ["CLAUDE.md", "docs/style.md", "docs/hop1.md", "docs/hop2.md",
-                     ".claude/CLAUDE.md", "app/CLAUDE.local.md"]
+    assert paths == ["CLAUDE.md", ".claude/CLAUDE.md", "app/CLAUDE.local.md"]
     touched = [f.path for f in claude_sources(tmp_path, "app", ["app/deep/x.py", "lib/y.py"])]
     assert touched[-1] == "app/deep/CLAUDE.md" and "lib/CLAUDE.md" not in touched
 
@@ -77,7 +79,7 @@ def test_claude_import_hops_are_bounded_and_cycles_end(tmp_path):
     for i in range(1, 8):
         write(tmp_path, f"h{i}.md", f"@h{i + 1}.md @CLAUDE.md\n")
     paths = [f.path for f in claude_sources(tmp_path, ".")]
-    assert paths == ["CLAUDE.md", "h1.md", "h2.md", "h3.md", "h4.md", "h5.md"]
+    assert paths == ["CLAUDE.md", "h1.md", "h2.md", "h3.md", "h4.md"]  # four hops, as 2.1.328 does
 
 
 def test_claude_imports_never_leave_the_repository(tmp_path):
@@ -88,4 +90,18 @@ def test_claude_imports_never_leave_the_repository(tmp_path):
 
 
 def test_claude_import_syntax():
-    assert claude_imports("see @a.md, mail x@y.com\n@b\\ c.md") == ["a.md", "b c.md"]
+    # Punctuation stays part of the path, as the CLI reads it: `@a.md,` names `a.md,`.
+    assert claude_imports("see @a.md, mail x@y.com\n@b\\ c.md") == ["a.md,", "b c.md"]
+
+
+def test_claude_rules_load_unless_scoped(tmp_path):
+    write(tmp_path, "CLAUDE.md", "root\n")
+    write(tmp_path, ".claude/rules/a.md", "a\n")
+    write(tmp_path, ".claude/rules/team/b.md", "b\n")
+    write(tmp_path, ".claude/rules/notes.txt", "not markdown\n")
+    write(tmp_path, ".claude/rules/scoped.md", "---\npaths:\n  - src/**\n---\nscoped\n")
+    write(tmp_path, "app/.claude/rules/c.md", "c\n")
+    write(tmp_path, "app/CLAUDE.local.md", "local\n")
+    paths = [f.path for f in claude_sources(tmp_path, "app")]
+    assert sorted(paths[1:3]) == [".claude/rules/a.md", ".claude/rules/team/b.md"]
+    assert paths[0] == "CLAUDE.md" and paths[3:] == ["app/.claude/rules/c.md", "app/CLAUDE.local.md"]

@@ -325,3 +325,19 @@ def test_the_projects_own_hosts_are_trusted(tmp_path):
     policy = LintPolicy(project="astral-sh/uv")
     hosts = [f.message.split("`")[1] for f in lint(context(DirTree(tmp_path), policy)) if f.rule_id == "IG010"]
     assert hosts == ["ai.pydantic.dev"]  # evil.example.net is reserved for examples; pydantic is not the project
+
+
+        (4, "Import `@docs/gone.md` points to a missing file."),
+        (4, "Import `@docs/here.md.` is not loaded: Claude Code reads the trailing `.` as part of the path. "
+            "End the import with a space or a line break: `@docs/here.md`.")]
+
+
+def test_imports_the_real_cli_does_not_expand_are_reported(tmp_path):
+    files = {"CLAUDE.md": "@h1.md\n", "h1.md": "@h2.md\n", "h2.md": "@h3.md\n", "h3.md": "@h4.md\n",
+             "h4.md": "@h5.md\n", "h5.md": "five\n", "docs/x.md": "x\n",
+             "svc/CLAUDE.md": "See @../docs/x.md and @notes.md\n", "svc/notes.md": "n\n"}
+    messages = [f.message for f in findings(tmp_path / "repo", files, "IG003")]
+    assert messages == [
+        "`h5.md` is 5 imports away from this file; Claude Code follows 4, so it never loads.",
+        "Import `@../docs/x.md` resolves outside svc/: headless Claude Code (`claude -p`) expands only imports "
+        "inside its working directory, which is at or below this file's, so it stays literal text."]

@@ -1,0 +1,125 @@
+"""Run a shipped adapter over a real agent CLI against a scripted loopback provider, and read
+back what reached the model. Shared by the conformance tests and `instruction-gate doctor`."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from instruction_gate import proc
+from instruction_gate.agents.scripted_provider import LoggedRequest, ScriptedProvider, Step
+
+ADAPTERS_DIR = Path(__file__).resolve().parents[2] / "adapters"
+
+
+@dataclass
+class LiveRun:
+    """One adapter run: its events and result, and the provider's log."""
+
+    events: list[dict[str, Any]]
+    result: dict[str, Any]
+    requests: list[LoggedRequest]  #: model requests only, in order
+    stderr: str  #: the adapter's stderr
+    answered: list[LoggedRequest]  #: model and side requests the provider answered with a message
+
+    def of_type(self, kind: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e.get("type") == kind]
+
+    def commands(self) -> list[tuple[str, Any]]:
+        return [(e["command"], e.get("exit_code")) for e in self.of_type("tool")]
+
+
+def agent_env(home: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """A clean agent environment: a fresh home (no user config or global instructions)."""
+    home.mkdir(parents=True, exist_ok=True)
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "LANG": "C.UTF-8",
+           "CODEX_HOME": str(home / ".codex")}
+    (home / ".codex").mkdir(exist_ok=True)
+    env.update(extra or {})
+    return env
+
+
+def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path, *,
+             turns: tuple[str, ...] = ("Fix the bug.",), cwd: str = "", options: dict[str, str] | None = None,
+             timeout: float = 60, env_extra: dict[str, str] | None = None, hang_seconds: float = 120.0,
+             adapter: str | None = None, runner_env: dict[str, str] | None = None) -> LiveRun:
+    """One run of adapters/<agent> (or adapters/<adapter>, e.g. `broker`) with `script` as the
+    model. Codex gets the model `scripted` (generic tools) and no sandbox: its sandbox helpers
+    refuse to live under a temporary directory."""
+    workspace = repo / cwd if cwd else repo
+    with ScriptedProvider(script, hang_seconds=hang_seconds) as provider:
+        env = agent_env(tmp / "agent-home", env_extra)
+        opts = {"binary": str(binary)}
+        if agent == "codex":
+            opts.update({"sandbox": "danger-full-access", "provider_retries": "0", "model": "scripted"})
+            if adapter is None:
+                opts["base_url"] = provider.url + "/v1"
+                env["OPENAI_API_KEY"] = "scripted-key"
+        elif adapter is None:
+            env.update({"ANTHROPIC_BASE_URL": provider.url, "ANTHROPIC_API_KEY": "scripted-key"})
+        opts.update(options or {})
+        request = {"schema_version": 1, "workspace": str(workspace), "repo_root": str(repo), "cwd": cwd or ".",
+                   "prompt": turns[0], "turns": list(turns), "task_id": "live", "variant": "candidate",
+                   "repeat": 0, "limits": {"timeout_seconds": timeout, "max_tool_calls": None,
+                                           "max_provider_cost_usd": None, "network": False},
+                   "agent_env": env, "reference_solution": None, "adapter_options": opts}
+        argv = [sys.executable, str(ADAPTERS_DIR / (adapter or agent))]
+        if adapter == "broker":
+            opts["upstream_url"] = provider.url
+        renv = {"PATH": os.environ["PATH"], "HOME": str(tmp / "runner-home"), **(runner_env or {})}
+        result = proc.run(argv, str(workspace), env=renv, stdin=json.dumps(request), timeout=timeout + 30)
+        events = [e for e in map(_json_line, result.stdout.splitlines()) if isinstance(e, dict)]
+        results = [e for e in events if e.get("type") == "result"]
+        final = results[-1] if results else {"type": "result", "status": "no_result", "stderr": result.stderr[-2000:]}
+        return LiveRun(events, final, provider.model_requests(), result.stderr, provider.answered_requests())
+
+
+def _json_line(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
+
+
+# -- what actually reached the model ---------------------------------------------------------
+_CODEX_DOC = re.compile(r"# AGENTS\.md instructions for [^\n]*\n\n<INSTRUCTIONS>\n(.*)\n</INSTRUCTIONS>", re.S)
+_CLAUDE_DOC = re.compile(r"Contents of (\S+) \([^)]*\):\n\n(.*?)(?=\n\nContents of \S+ \(|\n</system-reminder>)", re.S)
+
+
+def _texts(body: Any) -> list[str]:
+    out: list[str] = []
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "text" and isinstance(value, str):
+                    out.append(value)
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    if isinstance(body, dict):
+        walk(body.get("input") if "input" in body else body.get("messages"))
+    return out
+
+
+def codex_instructions(request: Any) -> str | None:
+    """The project-doc text Codex put in front of the model, or None."""
+    for text in _texts(request.body):
+        match = _CODEX_DOC.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
+def claude_memory(request: Any) -> list[tuple[str, str]]:
+    """(absolute path, content) of every memory file in the first user message, in order."""
+    for text in _texts(request.body):
+        if "Contents of " in text:
+            return [(m.group(1), m.group(2)) for m in _CLAUDE_DOC.finditer(text)]
+    return []

@@ -1,0 +1,114 @@
+"""`instruction-gate doctor`: does this adapter understand the agent CLI installed here?
+
+Runs the user's CLI through its shipped adapter against the scripted loopback provider (no
+model, no key, no network) and checks what the adapter reports against what the provider
+saw: the event format (a command with its exit code, the tool-call count), discovery (the
+instruction files and bytes that reached the model, in order), usage (tokens equal to what
+the provider sent) and failure classes (a provider 500 and 401 are infrastructure). Exit 0
+when every check holds, 1 when one does not (the adapter would corrupt verdicts with this
+CLI version), 3 when the CLI cannot be found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from instruction_gate import git
+from instruction_gate.agents.conformance import LiveRun, claude_memory, codex_instructions, run_live
+from instruction_gate.agents.scripted_provider import Step
+from instruction_gate.errors import EXIT_NOT_EVALUATED
+
+_FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@docs/style.md\n",
+          "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
+          "pkg/app.py": "x = 1\n"}
+_TOOL = {"codex": "shell", "claude": "Bash"}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--agent", choices=sorted(_TOOL), required=True, help="which adapter and CLI to check")
+    parser.add_argument("--binary", help="the CLI executable (default: codex / claude on PATH)")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _repo(root: Path) -> Path:
+    repo = root / "repo"
+    for rel, text in _FILES.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(text)
+    git.git("init", "-q", cwd=repo)
+    return repo
+
+
+def _sent_sources(agent: str, run: LiveRun, repo: Path) -> list[str]:
+    """The repository files whose text reached the model, in order, as the provider saw them."""
+    if not run.requests:
+        return []
+    if agent == "claude":
+        return [Path(p).resolve().relative_to(repo.resolve()).as_posix() for p, _ in claude_memory(run.requests[0])]
+    sent = codex_instructions(run.requests[0]) or ""
+    chain = ["AGENTS.md", "pkg/AGENTS.md"]
+    return chain if sent == "\n\n".join((repo / p).read_text() for p in chain) else [f"unrecognised: {sent[:80]!r}"]
+
+
+def _checks(agent: str, binary: str, root: Path) -> list[Check]:
+    repo = _repo(root)
+    options = {"binary": binary}
+    if agent == "claude":
+        options.update({"max_retries": "0", "request_timeout_seconds": "10"})
+
+    def live(name: str, script: list[Step], **kwargs) -> LiveRun:
+        return run_live(agent, Path(binary), repo, script, root / name, options=options, timeout=45, **kwargs)
+
+    checks: list[Check] = []
+    run = live("format", [Step("tool", name=_TOOL[agent], args={"command": "exit 3"}, input_tokens=150,
+                               output_tokens=11),
+                          Step("text", text="Finished.", input_tokens=170, output_tokens=13)], cwd="pkg")
+    result = run.result
+    checks.append(Check("event format", result.get("status") == "completed" and result.get("tool_calls") == 1
+                        and [(e.get("command"), e.get("exit_code")) for e in run.of_type("tool")] == [("exit 3", 3)],
+                        f"status {result.get('status')}, tool calls {result.get('tool_calls')}, "
+                        f"commands {run.commands()}"))
+    sent = _sent_sources(agent, run, repo)
+    checks.append(Check("discovery", result.get("instruction_sources") == sent,
+                        f"adapter reported {result.get('instruction_sources')}, the model received {sent}"))
+    cached = agent == "claude"  # Anthropic's input_tokens exclude cache reads; the adapter's include them
+    expected = (sum(r.step.input_tokens + (r.step.cached_tokens if cached else 0) for r in run.answered),
+                sum(r.step.output_tokens for r in run.answered))
+    reported = (result.get("input_tokens"), result.get("output_tokens"))
+    checks.append(Check("usage", reported == expected, f"adapter reported {reported}, the provider sent {expected}"))
+    for status, reason in ((500, "provider_error"), (401, "auth_failed")):
+        failed = live(f"status-{status}", [Step("status", status=status, times=0)]).result
+        got = (failed.get("failure_class"), failed.get("failure_reason"))
+        checks.append(Check(f"HTTP {status}", got == ("infrastructure", reason),
+                            f"classified as {got}, expected ('infrastructure', {reason!r})"))
+    return checks
+
+
+def run(args: argparse.Namespace) -> int:
+    binary = shutil.which(args.binary or {"codex": "codex", "claude": "claude"}[args.agent])
+    if binary is not None:
+        binary = os.path.abspath(binary)  # the adapter runs in the probe repository
+    if binary is None:
+        print(f"doctor: {args.binary or args.agent!r} not found on PATH; pass --binary", flush=True)
+        return EXIT_NOT_EVALUATED
+    with tempfile.TemporaryDirectory(prefix="ig-doctor-") as tmp:
+        checks = _checks(args.agent, binary, Path(tmp))
+    for check in checks:
+        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+    failed = [c.name for c in checks if not c.ok]
+    print(f"doctor: {args.agent} at {binary}: " + (f"the adapter does not understand this CLI ({', '.join(failed)})"
+                                                  if failed else "the adapter understands this CLI"))
+    return 1 if failed else 0
+
+

@@ -1,0 +1,46 @@
+"""The pinned real agent CLIs (`make live-cli` installs them) and a runner for live scenarios.
+
+Without the binaries these tests skip with the reason printed; with `CI` set they fail, so a
+broken install can never pass as a green run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+MODULES = Path(__file__).resolve().parent / "node_modules"
+BINARIES = {
+    "codex": MODULES / "@openai/codex/bin/codex.js",
+    "codex-0.169": MODULES / "codex-0.169/bin/codex.js",  # the example workflow's pin
+    # The platform package's binary, called directly: the wrapper's postinstall wants node 22.
+    "claude": MODULES / "@anthropic-ai/claude-code-linux-x64/claude",
+}
+
+
+def _binary(name: str) -> Path:
+    path = BINARIES[name]
+    if not path.is_file():
+        message = (f"the pinned {name} CLI is not installed at {path}; run `make live-cli` "
+                   f"(npm ci in tests/live_cli)")
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def codex_bin() -> Path:
+    return _binary("codex")
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    return _binary("claude")
+
+
+@pytest.fixture(scope="session")
+def codex_0169_bin() -> Path:
+    return _binary("codex-0.169")
