@@ -269,7 +269,9 @@ def test_imports_from_outside_the_repository_are_reported_unread(tmp_path):
         (3, f"Import `@{outside}` {outside_message}"),
         (3, f"Import `@../../x.md` {outside_message}"),
         (3, f"Import `@~/x.md` {outside_message}"),
-        (4, "Import `@docs/gone.md` points to a missing file.")]
+        (4, "Import `@docs/gone.md` points to a missing file."),
+        (4, "Import `@docs/here.md.` is not loaded: Claude Code reads the trailing `.` as part of the path. "
+            "End the import with a space or a line break: `@docs/here.md`.")]
 
 
 def test_target_shorthands_repository_names_and_extensions_are_not_stale(tmp_path):
@@ -325,11 +327,6 @@ def test_the_projects_own_hosts_are_trusted(tmp_path):
     policy = LintPolicy(project="astral-sh/uv")
     hosts = [f.message.split("`")[1] for f in lint(context(DirTree(tmp_path), policy)) if f.rule_id == "IG010"]
     assert hosts == ["ai.pydantic.dev"]  # evil.example.net is reserved for examples; pydantic is not the project
-
-
-        (4, "Import `@docs/gone.md` points to a missing file."),
-        (4, "Import `@docs/here.md.` is not loaded: Claude Code reads the trailing `.` as part of the path. "
-            "End the import with a space or a line break: `@docs/here.md`.")]
 
 
 def test_imports_the_real_cli_does_not_expand_are_reported(tmp_path):
