@@ -11,6 +11,7 @@ from instruction_gate.agents.discovery import claude_imports
 from instruction_gate.lint import markdown
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
+from instruction_gate.untrusted import is_path_text, quote
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -42,7 +43,10 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         if not source.endswith(("CLAUDE.md", "CLAUDE.local.md")):
             continue
         for ref in claude_imports(text):
-            if _outside(ctx, source, ref):
+            if not is_path_text(ref):
+                problem = ("names no file an agent can load (it holds a NUL or another control character); "
+                           "agents skip it")
+            elif _outside(ctx, source, ref):
                 problem = ("imports a file outside the repository: the agent would load text no reviewer "
                            "sees in this pull request")
             elif _missing(ctx, source, ref):
@@ -50,7 +54,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             else:
                 continue
             number = next((ln.number for ln in markdown.lines(text) if f"@{ref}" in ln.text), 1)
-            yield Finding("IG003", source, number, f"Import `@{ref}` {problem}.", f"import:{ref}")
+            yield Finding("IG003", source, number, f"Import `@{quote(ref)}` {problem}.", f"import:{ref}")
 
 
 def _outside(ctx: LintContext, source: str, ref: str) -> bool:

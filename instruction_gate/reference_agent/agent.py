@@ -17,6 +17,7 @@ from instruction_gate.reference_agent.executor import execute
 from instruction_gate.reference_agent.plan import Command, Plan, build_plan
 from instruction_gate.reference_agent.solution import apply_solution, file_changes
 from instruction_gate.reference_agent.usage import Usage
+from instruction_gate.untrusted import decode_instruction, is_path_text, read_instruction_bytes
 
 Emit = Callable[[dict[str, Any]], None]
 #: Upper bound for one command when the request sets no timeout.
@@ -59,9 +60,12 @@ class ReferenceAgent:
     # -- reading ----------------------------------------------------------------------
     def _read_document(self, path: str) -> str | None:
         target = self.repo_root / path
-        if not target.is_file() or not target.resolve().is_relative_to(self.repo_root.resolve()):
+        if not is_path_text(path) or not target.resolve().is_relative_to(self.repo_root.resolve()):
             return None
-        text = target.read_text(encoding="utf-8", errors="replace")
+        data = read_instruction_bytes(target)
+        if data is None:
+            return None
+        text = decode_instruction(data)
         self._tool({"tool": "read_file", "path": path}, output_bytes=len(path))
         self.usage.read(len(text.encode()))
         self.emit({"type": "policy", "name": "policy_opened", "path": path})
@@ -74,9 +78,9 @@ class ReferenceAgent:
             if discovery in ("claude", "both") else []
         files = []
         for loaded in [*codex, *claude]:
-            data = (self.repo_root / loaded.path).read_bytes()[: loaded.bytes_loaded]
+            data = read_instruction_bytes(self.repo_root / loaded.path, loaded.bytes_loaded) or b""
             self.usage.read(len(data))
-            files.append((loaded.path, data.decode("utf-8", errors="replace")))
+            files.append((loaded.path, decode_instruction(data)))
         sources, sizes = result_fields([*codex, *claude])
         return build_plan(files, self._read_document, self.skip), sources, sizes
 
