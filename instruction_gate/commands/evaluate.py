@@ -24,7 +24,9 @@ from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.suite.prepare import check_all, compile_checked
+from instruction_gate.run import out_lock
 from instruction_gate.run.run_store import RunStore
+from instruction_gate.outputs import check_outputs
 from instruction_gate.secrets import Redactor, split_environment
 
 
@@ -77,6 +79,13 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)
+    check_outputs({}, dirs={"--out": args.out})
+    with out_lock.hold(args.out):
+        return _locked(args, command, shard, options)
+
+
+def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], options: dict[str, str]) -> int:
+    """The evaluation proper, while this process alone owns `--out`."""
     if not args.resume and (args.out / "index.json").exists():
         # Replacing the index would orphan the old run directories and summary next to it.
         raise ConfigError(f"{args.out} already holds an evaluation (index.json): pass --resume to continue it, "
