@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from instruction_gate import proc
+from instruction_gate import proc, records
 from instruction_gate.errors import ConfigError
 from instruction_gate.suite.suite_files import program_file
 
@@ -95,8 +95,8 @@ def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd
         if not text:
             return
         try:
-            event = json.loads(text)
-        except json.JSONDecodeError:
+            event = records.loads(text)  # NaN/Infinity make the line malformed, not the run a crash
+        except (json.JSONDecodeError, RecursionError):
             outcome.malformed_lines += 1
             return
         if not isinstance(event, dict):

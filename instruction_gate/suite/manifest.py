@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from instruction_gate import globs
+from instruction_gate import globs, records
 from instruction_gate.errors import ConfigError
 from instruction_gate.rules.suite import manifest_problems as rule_problems
 from instruction_gate.schemas import schema_problems
@@ -28,6 +28,8 @@ BUILTIN_DEFAULTS: dict[str, Any] = {
     "check_timeout_seconds": 300,
     "forbidden_globs": [],
 }
+#: A manifest larger than this is refused (suites are kilobytes).
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 LIMIT_KEYS = ("timeout_seconds", "max_tool_calls", "max_provider_cost_usd", "check_timeout_seconds")
 
 
@@ -74,18 +76,19 @@ class Manifest:
 
 def parse(path: Path) -> tuple[Any, bytes]:
     label = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
+    if not path.exists():
         where = f"looked for {path.resolve()}"
         if not path.is_absolute():
             where += f"; a relative --manifest is resolved against the current directory {Path.cwd()}, not against --repo"
-        raise ConfigError(f"{label}: cannot read manifest ({exc.strerror}; {where})") from None
+        raise ConfigError(f"{label}: cannot read manifest (No such file or directory; {where})")
+    data = records.read_capped(path, MAX_MANIFEST_BYTES)  # a regular file only, capped
     try:
         if path.suffix in (".yaml", ".yml"):
-            return yaml.safe_load(data), data
-        return json.loads(data), data
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            loaded = yaml.safe_load(data)
+            json.dumps(loaded, default=str)  # YAML anchors can build a cycle no JSON document has
+            return loaded, data
+        return records.loads(data.decode("utf-8")), data
+    except (ValueError, yaml.YAMLError, RecursionError) as exc:  # JSON, UTF-8 and cycle errors are ValueErrors
         raise ConfigError(f"{label}::$: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
 
 
