@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -15,6 +16,11 @@ from typing import IO, Callable, Mapping, Sequence
 TERM_GRACE_SECONDS = 2.0
 #: Bytes of stdout/stderr kept (the tail) when output is not captured whole.
 DEFAULT_TAIL_BYTES = 64 * 1024
+
+
+def child_path(env: Mapping[str, str]) -> str:
+    """PATH with the harness interpreter's directory first, so `python`/`pytest` mean the harness's."""
+    return os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
 
 
 @dataclass(frozen=True)

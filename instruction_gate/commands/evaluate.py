@@ -24,6 +24,7 @@ from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.suite.prepare import check_all, compile_checked
+from instruction_gate.suite.suite_files import unavailable_check_programs
 from instruction_gate.run import out_lock
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.outputs import check_outputs
@@ -96,6 +97,10 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn)
     manifest, contract = checked.manifest, checked.contract
+    unavailable = unavailable_check_programs(manifest, str(args.manifest), envs.agent)
+    if unavailable:
+        raise ConfigError(f"{args.manifest}: check programs that cannot start (every run of both arms would fail)",
+                          unavailable)
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:

@@ -6,7 +6,6 @@ import json
 import os
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -82,9 +81,7 @@ def checked_adapter_command(command: str, start_dir: Path, env: Mapping[str, str
     return argv
 
 
-def child_path(env: Mapping[str, str]) -> str:
-    """PATH with the harness interpreter's directory first, so `python`/`pytest` mean the harness's."""
-    return os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
+child_path = proc.child_path
 
 
 def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float) -> AdapterOutcome:
