@@ -14,6 +14,7 @@ from pathlib import Path
 from instruction_gate import git, globs
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.errors import ConfigError
+from instruction_gate.untrusted import quote
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,5 +37,5 @@ def changed_instruction_paths(repo: Path, instruction_paths: tuple[str, ...], ba
 def run(args: argparse.Namespace) -> int:
     manifest = manifest_mod.load(args.manifest)
     for path in changed_instruction_paths(args.repo, manifest.instruction_paths, args.base, args.candidate):
-        print(path)
+        print(quote(path, limit=4096))  # a newline in a path must not print a second line (or a workflow command)
     return 0

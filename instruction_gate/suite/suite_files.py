@@ -15,7 +15,7 @@ from typing import Mapping
 
 from instruction_gate import git, proc
 from instruction_gate.untrusted import quote
-from instruction_gate.suite.contract import Tree
+from instruction_gate.suite.contract import REGULAR_MODES, Tree
 from instruction_gate.suite.manifest import Manifest, Task
 
 #: Interpreters whose first operand is the script they run (`python scripts/check.py`).
@@ -66,6 +66,10 @@ def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str, repo: P
         for key, path in names:
             if path and path not in base_tree:
                 problems.append(f"{where}.{key}: {path} does not exist at the base commit")
+            elif path and base_tree[path].mode not in REGULAR_MODES:
+                # A symlink's blob is its target's path: the agent would get that as its prompt.
+                problems.append(f"{where}.{key}: {path} is not a regular file at the base commit "
+                                f"(mode {base_tree[path].mode}); suite files must be regular files")
         if task.cwd not in all_dirs:
             problems.append(f"{where}.cwd: directory {task.cwd} does not exist at the base commit")
         if repo is not None:
