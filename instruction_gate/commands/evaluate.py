@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)
-    check_outputs({}, dirs={"--out": args.out})
+    check_outputs({}, dirs={"--out": args.out, **({"--temp-dir": args.temp_dir} if args.temp_dir else {})})
     with out_lock.hold(args.out):
         return _locked(args, command, shard, options)
 

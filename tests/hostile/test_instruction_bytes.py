@@ -61,6 +61,10 @@ def test_reference_agent_completes_on_hostile_instructions(tmp_path, content):
         (root / name).write_bytes(content)
     events = run_agent(request(root, "bug-tax-rounding"))
     assert events[-1]["type"] == "result" and events[-1]["status"] == "completed"
+    skipped = [e for e in events if e.get("name") == "import_skipped"]
+    if b"@foo\x00bar" in content:  # the fact is recorded, escaped
+        assert skipped == [{"type": "instructions", "name": "import_skipped", "path": "CLAUDE.md",
+                            "import": "foo\\x00bar", "reason": "not a loadable path (control character)"}]
 
 
 @pytest.mark.parametrize("content", HOSTILE.values(), ids=HOSTILE.keys())

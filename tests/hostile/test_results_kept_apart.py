@@ -110,3 +110,13 @@ def test_compare_never_overwrites_an_input(tmp_path, capsys, case):
     err = capsys.readouterr().err
     assert code == 2 and expected in err and "Traceback" not in err
     assert {p: p.read_bytes() for p in before} == before
+
+
+@pytest.mark.parametrize("flag", ["--markdown", "--sarif", "--json"])
+def test_lint_outputs_never_overwrite_its_policy(git_repo, tmp_path, capsys, flag):
+    git_repo.commit({"AGENTS.md": "Always run tests.\n"}, "base")
+    policy = tmp_path / "policy.json"
+    policy.write_text("{}")
+    code = main(["lint", "--repo", str(git_repo.path), "--policy", str(policy), flag, str(policy)])
+    assert code == 2 and "would overwrite the input" in capsys.readouterr().err
+    assert policy.read_text() == "{}"
