@@ -29,7 +29,11 @@ def _validator(name: str, partial: bool = False) -> jsonschema.protocols.Validat
         schema = {k: v for k, v in schema.items() if k != "required"}
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema)
+    # JSON Schema counts 1.0 as an integer; the code would then meet range(1.0). An integer is
+    # an int here (never a bool, never a float).
+    checker = cls.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool))
+    return jsonschema.validators.extend(cls, type_checker=checker)(schema)
 
 
 def json_path(path: Any) -> str:

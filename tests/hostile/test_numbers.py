@@ -36,6 +36,7 @@ MANIFEST_CASES = {
     "a year of timeout": ("manifest.json", '"timeout_seconds": 31536000', "is greater than the maximum of 86400"),
     "negative cost": ("manifest.json", '"max_provider_cost_usd": -1', "less than the minimum of 0"),
     "zero check timeout": ("manifest.json", '"check_timeout_seconds": 0', "less than or equal to the minimum of 0"),
+    "a float for a count": ("manifest.json", '"max_tool_calls": 5.0', "5.0 is not of type 'integer', 'null'"),
 }
 
 
@@ -63,6 +64,8 @@ POLICY_CASES = {
     "bound NaN": ({"soft": {"max_success_rate_drop": float("nan")}}, "max_success_rate_drop: not a finite number"),
     "usd -inf": ({"budget": {"max_provider_usd": float("-inf")}}, "max_provider_usd: not a finite number"),
     "seed too large": ({"statistics": {"seed": 2 ** 70}}, "seed: 1180591620717411303424 is greater than the maximum"),
+    "draws a float": ({"statistics": {"draws": 1000.0}}, "draws: 1000.0 is not of type 'integer'"),
+    "reproductions a bool": ({"hard": {"min_reproductions": True}}, "min_reproductions: True is not of type 'integer'"),
 }
 
 
@@ -90,6 +93,7 @@ RECORD_CASES = {
     "negative wall time": ({"wall_seconds": -1}, "wall_seconds: -1 is less than the minimum of 0"),
     "tokens a float": ({"output_tokens": 1.5}, "output_tokens: 1.5 is not of type"),
     "negative repeat": ({"repeat": -1}, "repeat: -1 is less than the minimum of 0"),
+    "repeat a float": ({"repeat": 0.0}, "repeat: 0.0 is not of type 'integer'"),
     "tool calls a string": ({"tool_calls": "3"}, "tool_calls: '3' is not of type"),
     "checks an object": ({"checks": {"a": 1}}, "checks: {'a': 1} is not of type 'array'"),
 }
