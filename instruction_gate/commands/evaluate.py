@@ -31,6 +31,10 @@ from instruction_gate.outputs import check_outputs
 from instruction_gate.secrets import Redactor, split_environment
 
 
+#: The manifest schema's upper bound on repeats; the flag may not exceed it either.
+MAX_REPEATS = 100
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     validate.add_arguments(parser)
     parser.add_argument("--out", type=Path, required=True, help="output directory for run records and index.json")
@@ -77,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
     if args.repeats is not None and args.repeats < 1:
         raise ConfigError("--repeats: must be at least 1")
+    if args.repeats is not None and args.repeats > MAX_REPEATS:
+        raise ConfigError(f"--repeats: must be at most {MAX_REPEATS} (the manifest's own limit)")
     if args.jobs < 1:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)

@@ -36,6 +36,7 @@ from instruction_gate.suite.prepare import check_all, repo_root
 from instruction_gate.outputs import check_outputs
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.run import out_lock
+from instruction_gate.commands.evaluate import MAX_REPEATS
 from instruction_gate.verdict.results import ResultSet, load_results
 from instruction_gate.secrets import split_environment
 from instruction_gate.suite.suite_files import missing_suite_files, unavailable_check_programs
@@ -134,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
+    if args.repeats is not None and args.repeats > MAX_REPEATS:
+        raise ConfigError(f"--repeats: must be at most {MAX_REPEATS} (the manifest's own limit)")
     repo = repo_root(args.repo)
     check_outputs({}, dirs={"--out": args.out})
     manifest = manifest_mod.load(args.manifest)

@@ -142,3 +142,9 @@ def test_an_os_error_escaping_a_command_is_exit_3_naming_the_path(monkeypatch, c
     index, policy = _compare_inputs(tmp_path)
     code = main(["compare", "--results", str(index), "--policy", str(policy), "--summary", str(tmp_path / "s.md")])
     assert code == 3 and f"{tmp_path / 'x'}: No space left on device" in capsys.readouterr().err
+
+
+def test_repeats_flag_is_bounded_like_the_manifest(git_repo, tmp_path):
+    base, candidate = build_suite_repo(git_repo, [task("t1")])
+    result = evaluate(git_repo, base, candidate, tmp_path / "out", make_adapter(tmp_path), "--repeats", "1000000000")
+    assert result.returncode == 2 and "--repeats: must be at most 100" in result.stderr
