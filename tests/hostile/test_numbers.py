@@ -149,3 +149,12 @@ def test_adapter_numbers_never_crash_the_runner(git_repo, tmp_path, result):
     for record in recorded.values():
         assert schema_problems("run-record", record, "run.json") == []
         assert record["input_tokens"] is None or record["input_tokens"] >= 0
+
+
+def test_an_endless_adapter_line_is_cut_not_buffered(tmp_path):
+    from instruction_gate import proc
+    lines = []
+    script = "import sys; sys.stdout.write('x' * (3 * 8 * 1024 * 1024)); sys.stdout.write('\\n{\"a\": 1}\\n')"
+    result = proc.run(["python3", "-c", script], tmp_path, timeout=60, on_stdout_line=lines.append)
+    assert result.exit_code == 0
+    assert max(len(line) for line in lines) <= proc.MAX_LINE_BYTES and lines[-1] == b'{"a": 1}'
