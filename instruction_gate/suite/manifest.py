@@ -7,7 +7,6 @@ Schema problems and semantic problems are collected together and reported at onc
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -85,11 +84,30 @@ def parse(path: Path) -> tuple[Any, bytes]:
     try:
         if path.suffix in (".yaml", ".yml"):
             loaded = yaml.safe_load(data)
-            json.dumps(loaded, default=str)  # YAML anchors can build a cycle no JSON document has
+            _json_shaped(loaded)
             return loaded, data
         return records.loads(data.decode("utf-8")), data
     except (ValueError, yaml.YAMLError, RecursionError) as exc:  # JSON, UTF-8 and cycle errors are ValueErrors
         raise ConfigError(f"{label}::$: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+
+
+#: Nodes a YAML manifest may expand to through anchors and aliases (a suite has hundreds).
+MAX_YAML_NODES = 200_000
+
+
+def _json_shaped(data: Any) -> None:
+    """Refuse what YAML anchors can build and JSON cannot: a cycle (`&a [*a]`), or an alias
+    bomb that expands a few kilobytes into billions of nodes for every later walk."""
+    budget, stack = MAX_YAML_NODES, [data]
+    while stack:  # a cycle expands without end, so the budget catches it too
+        node = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise ValueError(f"more than {MAX_YAML_NODES} values once aliases are expanded (or an alias cycle)")
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 def _unsafe_path(value: str) -> str | None:

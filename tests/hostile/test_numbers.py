@@ -158,3 +158,15 @@ def test_an_endless_adapter_line_is_cut_not_buffered(tmp_path):
     result = proc.run(["python3", "-c", script], tmp_path, timeout=60, on_stdout_line=lines.append)
     assert result.exit_code == 0
     assert max(len(line) for line in lines) <= proc.MAX_LINE_BYTES and lines[-1] == b'{"a": 1}'
+
+
+@pytest.mark.parametrize("text", [
+    "a: &a [*a]\n",
+    "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join(['*a' if i == 1 else f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)),
+], ids=["alias cycle", "alias bomb"])
+def test_yaml_aliases_cannot_build_what_json_cannot(tmp_path, text):
+    path = tmp_path / "manifest.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="once aliases are expanded"):
+        load_manifest(path)
