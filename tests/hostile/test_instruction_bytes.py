@@ -74,3 +74,27 @@ def test_lint_reports_instead_of_crashing(git_repo, capsys, content):
     code = main(["lint", "--repo", str(git_repo.path), "--base", "HEAD~1", "--candidate", "HEAD"])
     err = capsys.readouterr().err
     assert code in (0, 1) and "Traceback" not in err
+
+
+@pytest.mark.parametrize("head", ["fifo", "dev-zero", "symlink", "nul ref", "huge"])
+def test_the_agents_git_files_are_read_as_data(tmp_path, head):
+    from instruction_gate.rules.capture import workspace_head
+    dot_git = tmp_path / ".git"
+    (dot_git / "refs" / "heads").mkdir(parents=True)
+    sha = "a" * 40
+    (dot_git / "refs" / "heads" / "real").write_text(sha + "\n")
+    if head == "fifo":
+        os.mkfifo(dot_git / "HEAD")  # reading it would block the runner forever
+    elif head == "dev-zero":
+        (dot_git / "HEAD").symlink_to("/dev/zero")
+    elif head == "symlink":
+        (dot_git / "HEAD").write_text("ref: refs/heads/main\n")
+        (dot_git / "refs" / "heads" / "main").symlink_to(dot_git / "refs" / "heads" / "real")
+    elif head == "nul ref":
+        (dot_git / "HEAD").write_bytes(b"ref: refs/heads/\x00x\n")
+    else:
+        (dot_git / "HEAD").write_text("ref: refs/heads/" + "x" * 20_000_000 + "\n")
+    assert workspace_head(dot_git) is None
+    (dot_git / "HEAD").unlink()
+    (dot_git / "HEAD").write_text("ref: refs/heads/real\n")
+    assert workspace_head(dot_git) == sha
