@@ -52,13 +52,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def execute(args: argparse.Namespace) -> int:
-    """Run a parsed command, mapping user errors to exit codes. Bugs still raise."""
+    """Run a parsed command, mapping user errors to exit codes. Bugs still raise.
+
+    Inputs are checked where they are read (named file, field or path, exit 2). An OSError that
+    still escapes comes from the machine, not from our logic (disk full, a file removed under
+    us): the evaluation could not be done, exit 3, with the path the system names.
+    """
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
         return module.run(args)
     except GateError as exc:
         print(f"instruction-gate: error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_NOT_EVALUATED
     except KeyboardInterrupt:
         print("instruction-gate: interrupted; finished runs are kept", file=sys.stderr)
         return EXIT_NOT_EVALUATED

@@ -3,6 +3,8 @@
 0 pass, 1 gate failure, 2 usage or configuration error, 3 could not evaluate.
 """
 
+from instruction_gate.untrusted import quote
+
 EXIT_PASS = 0
 EXIT_GATE_FAILURE = 1
 EXIT_USAGE = 2
@@ -29,7 +31,10 @@ class ConfigError(GateError):
 
     def __str__(self) -> str:
         head = super().__str__()
-        return "\n".join([head, *(f"  {p}" for p in self.problems)]) if self.problems else head
+        # One problem, one line: a path or value from the candidate may hold a newline, which
+        # would split its problem in two (or start a line that reads as a workflow command).
+        lines = (quote(p, limit=8192) for p in self.problems)
+        return "\n".join([head, *(f"  {p}" for p in lines)]) if self.problems else head
 
 
 class ContractError(ConfigError):

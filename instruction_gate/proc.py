@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -15,6 +16,13 @@ from typing import IO, Callable, Mapping, Sequence
 TERM_GRACE_SECONDS = 2.0
 #: Bytes of stdout/stderr kept (the tail) when output is not captured whole.
 DEFAULT_TAIL_BYTES = 64 * 1024
+#: Longest stdout line handed to `on_stdout_line` (events are small; a runaway line is cut).
+MAX_LINE_BYTES = 8 * 1024 * 1024
+
+
+def child_path(env: Mapping[str, str]) -> str:
+    """PATH with the harness interpreter's directory first, so `python`/`pytest` mean the harness's."""
+    return os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,12 @@ def run(
             while (cut := pending.find(b"\n")) >= 0:
                 on_stdout_line(bytes(pending[:cut]))
                 del pending[: cut + 1]
+            if len(pending) > MAX_LINE_BYTES:
+                # A line without end must not grow without bound: its head is handed on (it
+                # reads as a malformed line) and the rest of it is dropped.
+                on_stdout_line(bytes(pending[:MAX_LINE_BYTES]))
+                pending.clear()
+                pending.extend(b"\0")  # the dropped remainder's tail stays malformed too
 
     readers = [threading.Thread(target=_pump, args=(proc.stdout, out_sink), daemon=True),
                threading.Thread(target=_pump, args=(proc.stderr, err.add), daemon=True)]

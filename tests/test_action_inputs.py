@@ -90,7 +90,8 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),
     ({"REUSE_BASE_RUNS": "true", "CACHE_BACKEND": "directory"}, "baseline-cache-dir: required with baseline-cache-backend 'directory'"),
-    ({"MODE": "mutate", "MIN_SCORE": "80%"}, "mutation-min-score: expected a fraction between 0 and 1 or empty, got '80%'"),
+    # workflow-command data escapes % as %25 (GitHub shows 80%)
+    ({"MODE": "mutate", "MIN_SCORE": "80%"}, "mutation-min-score: expected a fraction between 0 and 1 or empty, got '80%25'"),
     ({"MODE": "mutate", "MIN_SCORE": "1.5"}, "mutation-min-score: expected a fraction between 0 and 1 or empty, got '1.5'"),
     ({"MODE": "mutate", "MAX_MUTANTS": "0"}, "mutation-max-mutants: expected a positive integer or empty, got '0'"),
     ({"HEAD_SHA": ""}, "head-sha: expected a full commit SHA"),

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from instruction_gate.untrusted import is_path_text, read_instruction_bytes
+
 #: Codex's default `project_doc_max_bytes`: one budget shared by the whole chain.
 CODEX_BUDGET_BYTES = 32 * 1024
 #: Names Codex looks for in each directory, in order, before any fallback names.
@@ -64,17 +66,8 @@ def _rel(repo_root: Path, path: Path) -> str:
 
 
 def _read_prefix(path: Path, limit: int) -> bytes | None:
-    """Up to `limit` bytes of a regular file (symlinks followed); None when unreadable.
-
-    Only regular targets are read, so a symlink to a FIFO or device cannot block or flood.
-    """
-    if not path.is_file():
-        return None
-    try:
-        with path.open("rb") as handle:
-            return handle.read(limit)
-    except OSError:
-        return None
+    """Up to `limit` bytes of a regular file (symlinks followed); None when unreadable."""
+    return read_instruction_bytes(path, limit)
 
 
 def codex_project_root(repo_root: Path, cwd: Path) -> Path:
@@ -163,7 +156,7 @@ def claude_imports(text: str) -> list[str]:
 def _import_target(repo_root: Path, scope: Path, importer: Path, ref: str) -> Path | None:
     """The file an import loads, or None: home, missing, or outside `scope` (in headless
     mode Claude Code expands only imports that resolve inside its working directory)."""
-    if ref.startswith("~"):
+    if ref.startswith("~") or not is_path_text(ref):
         return None  # the agent's home is never part of the evaluated instructions
     target = Path(os.path.normpath(importer.parent / ref))
     real = Path(os.path.realpath(target))

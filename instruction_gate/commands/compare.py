@@ -15,6 +15,7 @@ from instruction_gate.report import github
 from instruction_gate.verdict.comparison import compare
 from instruction_gate.errors import NotEvaluatedError
 from instruction_gate.verdict.policy import load_policy
+from instruction_gate.outputs import check_outputs
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.verdict.results import ResultSet, load_results
 from instruction_gate.report.summary_json import build_summary
@@ -30,7 +31,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where to write summary.json (default: --summary with a .json suffix)")
 
 
+def _inputs(args: argparse.Namespace) -> list[Path]:
+    """Every file compare reads: the policy, each --results path and the index files below directories."""
+    found = [args.policy, *args.results]
+    for path in args.results:
+        if path.is_dir():
+            found += path.rglob("index.json")
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
+    # summary.md -> summary.json, pr-12.md -> pr-12.json: several summaries may share a folder
+    json_path = args.json_path or args.summary.with_suffix(".json")
+    check_outputs({"--summary": args.summary, "--json": json_path}, _inputs(args))
     policy = load_policy(args.policy)
     load_problems = []
     try:
@@ -40,8 +53,6 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(results, policy, load_problems)
     summary = build_summary(comparison)
     markdown = render(comparison)
-    # summary.md -> summary.json, pr-12.md -> pr-12.json: several summaries may share a folder
-    json_path = args.json_path or args.summary.with_suffix(".json")
     write_text_atomic(args.summary, markdown)
     write_json_atomic(json_path, summary)
     github.append_step_summary(markdown)

@@ -24,8 +24,15 @@ from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.suite.prepare import check_all, compile_checked
+from instruction_gate.suite.suite_files import unavailable_check_programs
+from instruction_gate.run import out_lock
 from instruction_gate.run.run_store import RunStore
+from instruction_gate.outputs import check_outputs
 from instruction_gate.secrets import Redactor, split_environment
+
+
+#: The manifest schema's upper bound on repeats; the flag may not exceed it either.
+MAX_REPEATS = 100
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -74,9 +81,18 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
     if args.repeats is not None and args.repeats < 1:
         raise ConfigError("--repeats: must be at least 1")
+    if args.repeats is not None and args.repeats > MAX_REPEATS:
+        raise ConfigError(f"--repeats: must be at most {MAX_REPEATS} (the manifest's own limit)")
     if args.jobs < 1:
         raise ConfigError("--jobs: must be at least 1")
     shard, options = _shard(args.shard), _options(args.adapter_option)
+    check_outputs({}, dirs={"--out": args.out, **({"--temp-dir": args.temp_dir} if args.temp_dir else {})})
+    with out_lock.hold(args.out):
+        return _locked(args, command, shard, options)
+
+
+def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], options: dict[str, str]) -> int:
+    """The evaluation proper, while this process alone owns `--out`."""
     if not args.resume and (args.out / "index.json").exists():
         # Replacing the index would orphan the old run directories and summary next to it.
         raise ConfigError(f"{args.out} already holds an evaluation (index.json): pass --resume to continue it, "
@@ -87,6 +103,10 @@ def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn, mixed_changes=validate.mixed_changes(args))
     manifest, contract = checked.manifest, checked.contract
+    unavailable = unavailable_check_programs(manifest, str(args.manifest), envs.agent)
+    if unavailable:
+        raise ConfigError(f"{args.manifest}: check programs that cannot start (every run of both arms would fail)",
+                          unavailable)
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:

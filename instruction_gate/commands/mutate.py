@@ -33,10 +33,13 @@ from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
 from instruction_gate.verdict.policy import Policy, load_policy, policy_from_dict
 from instruction_gate.suite.prepare import check_all, repo_root
+from instruction_gate.outputs import check_outputs
 from instruction_gate.records import write_json_atomic, write_text_atomic
+from instruction_gate.run import out_lock
+from instruction_gate.commands.evaluate import MAX_REPEATS
 from instruction_gate.verdict.results import ResultSet, load_results
 from instruction_gate.secrets import split_environment
-from instruction_gate.suite.suite_files import missing_suite_files
+from instruction_gate.suite.suite_files import missing_suite_files, unavailable_check_programs
 from instruction_gate.report.summary_md import render
 from instruction_gate.run.workspace import VARIANTS
 
@@ -61,13 +64,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-mutants", type=int,
                         help="evaluate at most this many mutants: patch files first, then one of each operator "
                              "in turn, spread over files and lines (deterministic); default: all")
-    parser.add_argument("--min-score", type=float,
+    parser.add_argument("--min-score", type=_fraction,
                         help="fail (exit 1) when killed/total is below this fraction; default: none, only report "
                              "(exit 0 unless the A/A control is killed or nothing could be evaluated)")
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="run only these task ids")
     parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
+
+
+def _fraction(value: str) -> float:
+    """--min-score: a fraction in [0, 1], refused before any run is spent."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value!r}") from None
+    if not 0 <= number <= 1:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value!r}")
+    return number
 
 
 def _truncate_at(value: str | None) -> int | None:
@@ -122,10 +136,14 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
+    if args.repeats is not None and args.repeats > MAX_REPEATS:
+        raise ConfigError(f"--repeats: must be at most {MAX_REPEATS} (the manifest's own limit)")
     repo = repo_root(args.repo)
+    check_outputs({}, dirs={"--out": args.out})
     manifest = manifest_mod.load(args.manifest)
     base_sha = resolve_commit(repo, args.base, "base")
     problems = missing_suite_files(manifest, read_tree(repo, base_sha), str(args.manifest), repo)
+    problems += unavailable_check_programs(manifest, str(args.manifest), split_environment().agent)
     if problems:
         raise ConfigError(f"{args.manifest}: references files missing at the base commit", problems)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
@@ -135,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     patches = args.patches if args.patches is not None else sorted((args.manifest.parent / "mutations").glob("*.patch"))
     options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
     repeats = args.repeats or manifest.repeats
-    with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
+    with out_lock.hold(args.out), ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
         suite = manifest_mod.load(scratch.manifest_path)
         files = scratch.instruction_files(base_sha, suite)
         generated = generate(files, operators, patches, _truncate_at(args.truncate_at))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -81,7 +82,8 @@ def directives(text: str) -> list[Directive]:
     for positive, marker, action_start, end in spans:
         if positive:
             # "Use RMCP types, never create wrappers": the rule ends where a prohibition begins.
-            end = next((n for n in negatives if action_start < n < end), end)
+            after = bisect.bisect_right(negatives, action_start)
+            end = negatives[after] if after < len(negatives) and negatives[after] < end else end
         directive = _directive(text, positive, marker, action_start, end)
         if directive:
             found.append(directive)

@@ -13,6 +13,7 @@ from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding, Judged
 from instruction_gate.lint.policy import LintPolicy
 from instruction_gate.lint.tree import Tree
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction
 
 #: Every rule family, in report order.
 CHECKS: tuple[Callable[[LintContext], Iterable[Finding]], ...] = (
@@ -24,7 +25,8 @@ def context(tree: Tree, policy: LintPolicy, instruction_paths: Iterable[str] = (
             extra_directories: Iterable[str] = ()) -> LintContext:
     """Read a revision's instruction files and the chains agents would load from them."""
     files = instruction_files(tree, instruction_paths)
-    texts = {p: data.decode("utf-8", errors="replace") for p in files if (data := tree.read(p)) is not None}
+    # Any bytes, read as data; the cap bounds the rules' work on a hostile multi-megabyte file.
+    texts = {p: decode_instruction(data[:INSTRUCTION_CAP_BYTES]) for p in files if (data := tree.read(p)) is not None}
     directories = {"", *(dirname(p) for p in texts), *extra_directories}
     return LintContext(tree, texts, chains(tree, sorted(texts), directories, policy.byte_caps), policy)
 

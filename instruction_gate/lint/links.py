@@ -15,6 +15,7 @@ from instruction_gate.agents.discovery import CLAUDE_IMPORT_HOPS, claude_imports
 from instruction_gate.lint import markdown
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
+from instruction_gate.untrusted import is_path_text, quote
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -55,14 +56,17 @@ def _import_findings(ctx: LintContext, source: str, text: str) -> Iterator[Findi
     for ref in claude_imports(text):
         base = ref.rstrip(_PUNCTUATION) or ref
         number = next((ln.number for ln in markdown.lines(text) if f"@{ref}" in ln.text), 1)
-        if _outside(ctx, source, base):
+        if not is_path_text(ref):
+            problem = ("names no file an agent can load (it holds a NUL or another control character); "
+                       "agents skip it")
+        elif _outside(ctx, source, base):
             problem = ("imports a file outside the repository: the agent would load text no reviewer "
                        "sees in this pull request")
         elif _missing(ctx, source, base):
             problem = "points to a missing file"
         elif base != ref:
             yield Finding("IG003", source, number,
-                          f"Import `@{ref}` is not loaded: Claude Code reads the trailing `{ref[len(base):]}` as "
+                          f"Import `@{quote(ref)}` is not loaded: Claude Code reads the trailing `{ref[len(base):]}` as "
                           f"part of the path. End the import with a space or a line break: `@{base}`.",
                           f"import:{ref}")
             continue
@@ -72,7 +76,7 @@ def _import_findings(ctx: LintContext, source: str, text: str) -> Iterator[Findi
                        f"is at or below this file's, so it stays literal text")
         else:
             continue
-        yield Finding("IG003", source, number, f"Import `@{base}` {problem}.", f"import:{base}")
+        yield Finding("IG003", source, number, f"Import `@{quote(base)}` {problem}.", f"import:{base}")
     yield from _too_deep(ctx, source, text)
 
 

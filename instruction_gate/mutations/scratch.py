@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 
 from instruction_gate import git
+from instruction_gate.errors import ConfigError
 from instruction_gate.suite.contract import Contract, read_tree
 from instruction_gate import globs
 from instruction_gate.suite.manifest import Manifest
@@ -24,16 +25,23 @@ class ScratchRepo:
 
     def __init__(self, user_repo: Path, manifest_path: Path, temp_root: Path | None = None):
         self.user_repo = user_repo
-        self.root = Path(tempfile.mkdtemp(prefix="instruction-gate-mutants-", dir=temp_root))
-        git.git("init", "-q", "--template=", str(self.root), cwd=self.root)
-        common = git.out("rev-parse", "--git-common-dir", cwd=user_repo).strip()
-        objects = (user_repo / common / "objects").resolve()
-        (self.root / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
-        (self.root / ".git" / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+        if not manifest_path.resolve().is_relative_to(user_repo.resolve()):
+            # Its repository-relative path decides what is hidden from the agent.
+            raise ConfigError(f"--manifest {manifest_path}: must lie inside the repository {user_repo}")
         relative = manifest_path.resolve().relative_to(user_repo.resolve())
-        self.manifest_path = self.root / relative
-        self.manifest_path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(manifest_path, self.manifest_path)
+        self.root = Path(tempfile.mkdtemp(prefix="instruction-gate-mutants-", dir=temp_root))
+        try:
+            git.git("init", "-q", "--template=", str(self.root), cwd=self.root)
+            common = git.out("rev-parse", "--git-common-dir", cwd=user_repo).strip()
+            objects = (user_repo / common / "objects").resolve()
+            (self.root / ".git" / "objects" / "info").mkdir(parents=True, exist_ok=True)
+            (self.root / ".git" / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+            self.manifest_path = self.root / relative
+            self.manifest_path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(manifest_path, self.manifest_path)
+        except BaseException:
+            shutil.rmtree(self.root, ignore_errors=True)  # never leave a scratch directory behind
+            raise
         self._count = 0
 
     def __enter__(self) -> "ScratchRepo":

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any, Callable
 
 from instruction_gate import __version__
-from instruction_gate.agents.discovery import claude_sources, codex_chain, result_fields
+from instruction_gate.agents.discovery import claude_imports, claude_sources, codex_chain, result_fields
 from instruction_gate.reference_agent.directives import Directive, parse
 from instruction_gate.reference_agent.executor import execute
 from instruction_gate.reference_agent.plan import Command, Plan, build_plan
 from instruction_gate.reference_agent.solution import apply_solution, file_changes
 from instruction_gate.reference_agent.usage import Usage
+from instruction_gate.untrusted import decode_instruction, is_path_text, quote, read_instruction_bytes
 
 Emit = Callable[[dict[str, Any]], None]
 #: Upper bound for one command when the request sets no timeout.
@@ -59,9 +60,12 @@ class ReferenceAgent:
     # -- reading ----------------------------------------------------------------------
     def _read_document(self, path: str) -> str | None:
         target = self.repo_root / path
-        if not target.is_file() or not target.resolve().is_relative_to(self.repo_root.resolve()):
+        if not is_path_text(path) or not target.resolve().is_relative_to(self.repo_root.resolve()):
             return None
-        text = target.read_text(encoding="utf-8", errors="replace")
+        data = read_instruction_bytes(target)
+        if data is None:
+            return None
+        text = decode_instruction(data)
         self._tool({"tool": "read_file", "path": path}, output_bytes=len(path))
         self.usage.read(len(text.encode()))
         self.emit({"type": "policy", "name": "policy_opened", "path": path})
@@ -74,9 +78,16 @@ class ReferenceAgent:
             if discovery in ("claude", "both") else []
         files = []
         for loaded in [*codex, *claude]:
-            data = (self.repo_root / loaded.path).read_bytes()[: loaded.bytes_loaded]
+            data = read_instruction_bytes(self.repo_root / loaded.path, loaded.bytes_loaded) or b""
             self.usage.read(len(data))
-            files.append((loaded.path, data.decode("utf-8", errors="replace")))
+            files.append((loaded.path, decode_instruction(data)))
+            if loaded in claude:
+                # An import no file can answer (a NUL or control character in it) is skipped, as
+                # Claude Code would; the record keeps the fact as an event, never as a crash.
+                for ref in claude_imports(data.decode("utf-8", errors="replace")):
+                    if not is_path_text(ref):
+                        self.emit({"type": "instructions", "name": "import_skipped", "path": loaded.path,
+                                   "import": quote(ref), "reason": "not a loadable path (control character)"})
         sources, sizes = result_fields([*codex, *claude])
         return build_plan(files, self._read_document, self.skip), sources, sizes
 

@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import os
 import sys
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
+
+from instruction_gate.report.github import escape_data
 
 EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error", 3: "could not evaluate"}
 #: Which stages each mode runs, in order.
@@ -169,6 +172,15 @@ def stopped_note(outcome: Outcome, log_dir: Path) -> str:
     return "\n".join(lines)
 
 
+def output_line(name: str, value: str) -> str:
+    """One `$GITHUB_OUTPUT` entry. A value with a line break (a headline quoting a task's text)
+    uses GitHub's delimiter form with a random delimiter, so it can never add another output."""
+    if "\n" not in value and "\r" not in value:
+        return f"{name}={value}\n"
+    delimiter = f"ghadelimiter_{uuid.uuid4()}"
+    return f"{name}<<{delimiter}\n{value}\n{delimiter}\n"
+
+
 def _append(path: str | None, text: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as handle:
@@ -184,11 +196,11 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in ("changes", "validate", "compare")}
         codes.update({stage: _code(env.get("AGENT_RUNS_EXIT")) for stage in AGENT_STAGES if stage in MODE_STAGES.get(mode, ())})
         outcome = decide(mode, codes, output_dir)
-    _append(env.get("GITHUB_OUTPUT"), "".join(f"{k}={v}\n" for k, v in outcome.outputs().items()))
+    _append(env.get("GITHUB_OUTPUT"), "".join(output_line(k, v) for k, v in outcome.outputs().items()))
     if outcome.stopped_at:
         _append(env.get("GITHUB_STEP_SUMMARY"), stopped_note(outcome, Path(env.get("RUNNER_TEMP", "."))))
     level = "notice" if outcome.exit_code == 0 else "error"
-    print(f"::{level} title=instruction-gate::{outcome.exit_reason}")
+    print(f"::{level} title=instruction-gate::{escape_data(outcome.exit_reason)}")
     return outcome.exit_code
 
 

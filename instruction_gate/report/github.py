@@ -7,6 +7,7 @@ job summary per step; beyond that it drops output or fails the step, so both are
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import TextIO
 
@@ -53,14 +54,24 @@ def fit_to_limit(markdown: str, already_used: int, limit: int = STEP_SUMMARY_LIM
 
 
 def append_step_summary(markdown: str, environ: dict[str, str] | None = None) -> Path | None:
-    """Append to $GITHUB_STEP_SUMMARY when running in Actions; returns the file written, if any."""
+    """Append to $GITHUB_STEP_SUMMARY when running in Actions; returns the file written, if any.
+
+    The job summary is a copy of summary.md, which is already written: when it cannot be
+    appended (a directory, a missing directory, no permission) that is a warning, and the
+    verdict's exit code stands (a PASS must not turn into a failure over a display copy).
+    """
     target = (environ if environ is not None else os.environ).get("GITHUB_STEP_SUMMARY")
     if not target:
         return None
     path = Path(target)
-    used = path.stat().st_size if path.exists() else 0
-    text = fit_to_limit(markdown, used)
-    if text:
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(text)
+    try:
+        used = path.stat().st_size if path.is_file() else 0
+        text = fit_to_limit(markdown, used)
+        if text:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(text)
+    except (OSError, ValueError) as exc:
+        print(f"instruction-gate: warning: GITHUB_STEP_SUMMARY {target!r}: cannot append the job summary "
+              f"({getattr(exc, 'strerror', None) or exc}); summary.md has it", file=sys.stderr)
+        return None
     return path

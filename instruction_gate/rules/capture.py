@@ -16,6 +16,7 @@ from pathlib import Path
 from instruction_gate import git
 from instruction_gate.rules.bundle import Commit
 from instruction_gate.run.workspace import Stage
+from instruction_gate.untrusted import is_path_text
 
 #: Created files larger than this are not read; rules that need their content end undetermined.
 MAX_CREATED_FILE_BYTES = 1 << 20
@@ -53,24 +54,29 @@ def created_files(stage: Stage, input_tree: str, agent_tree: str, work_tree: Pat
 
 
 def workspace_head(dot_git: Path) -> str | None:
-    """The commit the workspace's HEAD names (loose or packed ref, or detached), when it is plain hex."""
-    try:
-        head = (dot_git / "HEAD").read_text(errors="replace").strip()
-        if _HEX.fullmatch(head):
-            return head
-        ref = head.removeprefix("ref: ").strip()
-        if not ref.startswith("refs/") or ".." in ref:
-            return None
-        loose = dot_git / ref
-        if loose.is_file() and not loose.is_symlink():
-            value = loose.read_text(errors="replace").strip()
-            return value if _HEX.fullmatch(value) else None
-        for line in (dot_git / "packed-refs").read_text(errors="replace").splitlines():
-            parts = line.split(" ", 1)
-            if len(parts) == 2 and parts[1] == ref and _HEX.fullmatch(parts[0]):
-                return parts[0]
-    except OSError:
+    """The commit the workspace's HEAD names (loose or packed ref, or detached), when it is plain hex.
+
+    The agent owns these files: each is read only when it is a regular file reached without a
+    symlink, capped (a FIFO would block the runner, a link to /dev/zero would never end).
+    """
+    def read(path: str) -> str | None:
+        data = read_regular_file(dot_git, path)
+        return None if data is None else data.decode("utf-8", errors="replace")
+
+    head = (read("HEAD") or "").strip()
+    if _HEX.fullmatch(head):
+        return head
+    ref = head.removeprefix("ref: ").strip()
+    if not ref.startswith("refs/") or ".." in ref or not is_path_text(ref):
         return None
+    loose = read(ref)
+    if loose is not None:
+        value = loose.strip()
+        return value if _HEX.fullmatch(value) else None
+    for line in (read("packed-refs") or "").splitlines():
+        parts = line.split(" ", 1)
+        if len(parts) == 2 and parts[1] == ref and _HEX.fullmatch(parts[0]):
+            return parts[0]
     return None
 
 

@@ -6,12 +6,11 @@ import json
 import os
 import shlex
 import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from instruction_gate import proc
+from instruction_gate import proc, records
 from instruction_gate.errors import ConfigError
 from instruction_gate.suite.suite_files import program_file
 
@@ -82,9 +81,7 @@ def checked_adapter_command(command: str, start_dir: Path, env: Mapping[str, str
     return argv
 
 
-def child_path(env: Mapping[str, str]) -> str:
-    """PATH with the harness interpreter's directory first, so `python`/`pytest` mean the harness's."""
-    return os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
+child_path = proc.child_path
 
 
 def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float) -> AdapterOutcome:
@@ -95,8 +92,8 @@ def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd
         if not text:
             return
         try:
-            event = json.loads(text)
-        except json.JSONDecodeError:
+            event = records.loads(text)  # NaN/Infinity make the line malformed, not the run a crash
+        except (json.JSONDecodeError, RecursionError):
             outcome.malformed_lines += 1
             return
         if not isinstance(event, dict):

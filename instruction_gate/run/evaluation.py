@@ -204,11 +204,12 @@ class Evaluation:
 
 
 def _int_or_none(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    number = gates.reported_number(value)
+    return None if number is None else int(number)
 
 
 def _float_or_none(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    return gates.reported_number(value)
 
 
 def progress_line(record: dict[str, Any]) -> str:

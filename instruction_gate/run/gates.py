@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,15 +72,19 @@ def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: boo
     )
 
 
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+def reported_number(value: Any) -> float | None:
+    """A usage figure an adapter reported, or None when it reported none a count can be: missing,
+    not a number, negative, NaN or infinite (a NaN cost would pass every cap)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
 
 
 def hard_failures(task: Task, classification: Classification, outcome: AdapterOutcome, ev: Evidence) -> dict[str, Any]:
     """The hard-failure list and the per-gate evidence fields of the run record."""
     result = outcome.result or {}
     failures: list[str] = []
-    tool_calls, cost = _number(result.get("tool_calls")), _number(result.get("provider_cost_usd"))
+    tool_calls, cost = reported_number(result.get("tool_calls")), reported_number(result.get("provider_cost_usd"))
     # The reference-format checks are rule instances; a gate fails exactly when its rule is violated.
     _, fields = evaluate_legacy(task, ev)
     missing_commands, forbidden_commands = fields["missing_commands"], fields["forbidden_commands"]

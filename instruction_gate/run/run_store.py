@@ -39,11 +39,14 @@ class RunStore:
         """
         previous = self.out / "index.json"
         if previous.is_file():
-            recorded = read_json_record(previous).get("manifest_sha256")
-            if recorded and recorded != self.header.get("manifest_sha256"):
-                raise ConfigError(f"--resume: {previous} was recorded with manifest sha256 {recorded[:12]}..., "
-                                  f"this manifest is {str(self.header.get('manifest_sha256'))[:12]}...; "
-                                  "use a fresh --out directory")
+            recorded = read_json_record(previous)
+            recorded = recorded if isinstance(recorded, dict) else {}
+            for name in ("base_sha", "candidate_sha", "manifest_sha256"):
+                # Another base, candidate or manifest answered another question: continuing would
+                # replace that evaluation's index (or mix its runs into this one).
+                if recorded.get(name) and recorded[name] != self.header.get(name):
+                    raise ConfigError(f"--resume: {previous}::$.{name} is {str(recorded[name])[:12]}..., this "
+                                      f"evaluation's is {str(self.header.get(name))[:12]}...; use a fresh --out directory")
         selected = set(self.header.get("tasks") or ())
         for path in sorted(self.out.glob("*/repeat-*/*/run.json")):
             record = read_json_record(path)

@@ -95,6 +95,11 @@ def _symlink_problem(path: str, target: str, manifest: Manifest) -> str | None:
     return None
 
 
+def _contents(instructions: Tree) -> dict[str, str]:
+    """What an agent reads of a variant: paths and content; a mode bit is not instructions."""
+    return {path: entry.oid for path, entry in instructions.items()}
+
+
 def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_identical: bool = False,
           base_tree: Tree | None = None, mixed_changes: str = "refuse") -> Contract:
     """Enforce the static contract; raise ContractError naming every offending path.
@@ -152,8 +157,10 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
         raise ContractError("the candidate breaks the static contract", sorted(set(problems)))
     if code:
         base_instructions, candidate_instructions = _held_variants(repo, merge_base, candidate_sha, is_instruction)
-    if base_instructions == candidate_instructions and not allow_identical:
+    if _contents(base_instructions) == _contents(candidate_instructions) and not allow_identical:
         problems = [f"instruction paths: {list(manifest.instruction_paths)}"]
+        if base_instructions != candidate_instructions:
+            problems.append("only file modes differ (chmod): an agent reads the content, which is unchanged")
         base_changes = [c[3] for c in _changes(repo, merge_base, base_sha) if is_instruction(c[3])]
         if merge_base == candidate_sha and base_changes:
             problems.append("is --base/--candidate swapped? the candidate is an ancestor of the base "

@@ -7,7 +7,6 @@ Schema problems and semantic problems are collected together and reported at onc
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -15,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from instruction_gate import globs
+from instruction_gate import globs, records
 from instruction_gate.errors import ConfigError
 from instruction_gate.rules.suite import manifest_problems as rule_problems
 from instruction_gate.schemas import schema_problems
@@ -28,6 +27,8 @@ BUILTIN_DEFAULTS: dict[str, Any] = {
     "check_timeout_seconds": 300,
     "forbidden_globs": [],
 }
+#: A manifest larger than this is refused (suites are kilobytes).
+MAX_MANIFEST_BYTES = 16 * 1024 * 1024
 LIMIT_KEYS = ("timeout_seconds", "max_tool_calls", "max_provider_cost_usd", "check_timeout_seconds")
 
 
@@ -74,19 +75,39 @@ class Manifest:
 
 def parse(path: Path) -> tuple[Any, bytes]:
     label = str(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
+    if not path.exists():
         where = f"looked for {path.resolve()}"
         if not path.is_absolute():
             where += f"; a relative --manifest is resolved against the current directory {Path.cwd()}, not against --repo"
-        raise ConfigError(f"{label}: cannot read manifest ({exc.strerror}; {where})") from None
+        raise ConfigError(f"{label}: cannot read manifest (No such file or directory; {where})")
+    data = records.read_capped(path, MAX_MANIFEST_BYTES)  # a regular file only, capped
     try:
         if path.suffix in (".yaml", ".yml"):
-            return yaml.safe_load(data), data
-        return json.loads(data), data
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            loaded = yaml.safe_load(data)
+            _json_shaped(loaded)
+            return loaded, data
+        return records.loads(data.decode("utf-8")), data
+    except (ValueError, yaml.YAMLError, RecursionError) as exc:  # JSON, UTF-8 and cycle errors are ValueErrors
         raise ConfigError(f"{label}::$: not valid {'YAML' if path.suffix in ('.yaml', '.yml') else 'JSON'}: {exc}") from None
+
+
+#: Nodes a YAML manifest may expand to through anchors and aliases (a suite has hundreds).
+MAX_YAML_NODES = 200_000
+
+
+def _json_shaped(data: Any) -> None:
+    """Refuse what YAML anchors can build and JSON cannot: a cycle (`&a [*a]`), or an alias
+    bomb that expands a few kilobytes into billions of nodes for every later walk."""
+    budget, stack = MAX_YAML_NODES, [data]
+    while stack:  # a cycle expands without end, so the budget catches it too
+        node = stack.pop()
+        budget -= 1
+        if budget < 0:
+            raise ValueError(f"more than {MAX_YAML_NODES} values once aliases are expanded (or an alias cycle)")
+        if isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
 
 
 def _unsafe_path(value: str) -> str | None:

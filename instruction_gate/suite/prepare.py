@@ -56,6 +56,10 @@ def check_all(repo: Path, manifest_path: Path, base: str, candidate: str, allow_
         warn(drift)
     if problems:
         raise ConfigError(f"{manifest_path}: references files missing at the base commit", problems)
+    if overlap := suite_overlap(repo, manifest, base_tree):
+        raise ConfigError(f"{manifest_path}: instruction_paths match suite files; narrow them (a candidate could "
+                          "edit what the suite hides from the agent)", overlap[:20] + (
+                              [f"... and {len(overlap) - 20} more"] if len(overlap) > 20 else []))
     checked = contract_mod.check(repo, manifest, base_sha, candidate, allow_identical, base_tree, mixed_changes)
     return Checked(repo, manifest, checked)
 
@@ -83,8 +87,19 @@ def manifest_drift(repo: Path, manifest: Manifest, base_tree: contract_mod.Tree,
             "checks and task files come from the base commit, so uncommitted edits to them are ignored")
 
 
+def suite_overlap(repo: Path, manifest: Manifest, tree: contract_mod.Tree) -> list[str]:
+    """Suite files that `instruction_paths` match: a candidate could edit a hidden prompt or
+    check, and the edited copy would reach the agent's workspace as an instruction file."""
+    suite = suite_paths(repo, manifest, tree)
+    if in_repo := repository_path(repo, manifest.path):
+        suite.add(in_repo)
+    instruction = globs.compile_globs(manifest.instruction_paths).match_file
+    return [f"{manifest.path}::$.instruction_paths: matches the suite file {p}" for p in sorted(suite) if instruction(p)]
+
+
 def hidden_paths(checked: Checked) -> set[str]:
-    """Base files the agent must not see: the suite directory, task files, `hidden_paths`.
+    """Base files the agent must not see (see `suite_paths`); instruction files are never among
+    them, `check_all` refuses a manifest whose instruction paths match a suite file.
 
     With code held fixed the workspaces start from the candidate's tree, so its files in those
     places are hidden too: a pull request cannot slip its own checks or tests into the suite.
@@ -93,7 +108,7 @@ def hidden_paths(checked: Checked) -> set[str]:
 
 
 def suite_paths(repo: Path, manifest: Manifest, tree: contract_mod.Tree) -> set[str]:
-    """Files of `tree` that belong to the suite (see `hidden_paths`); instruction files never do."""
+    """The suite directory, task files and directories, `hidden_paths`, custom rule modules."""
     hidden: set[str] = set()
     suite_dir = Path(os.path.relpath(manifest.path.resolve().parent, repo))
     if not str(suite_dir).startswith(".."):
@@ -108,8 +123,7 @@ def suite_paths(repo: Path, manifest: Manifest, tree: contract_mod.Tree) -> set[
             hidden.update(p for p in tree if p.startswith(task_dir + "/"))
     hidden.update(globs.filter_paths(tree, manifest.hidden_paths))
     hidden.update(module_paths(manifest.raw))  # custom rule modules are suite files too
-    instruction = globs.compile_globs(manifest.instruction_paths).match_file
-    return {p for p in hidden if not instruction(p)}
+    return hidden
 
 
 def blob_text(repo: Path, contract: Contract, path: str) -> str:

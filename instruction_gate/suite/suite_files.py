@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shutil
 from pathlib import Path
+from typing import Mapping
 
-from instruction_gate import git
-from instruction_gate.suite.contract import Tree
+from instruction_gate import git, proc
+from instruction_gate.untrusted import quote
+from instruction_gate.suite.contract import REGULAR_MODES, Tree
 from instruction_gate.suite.manifest import Manifest, Task
 
 #: Interpreters whose first operand is the script they run (`python scripts/check.py`).
@@ -63,10 +66,31 @@ def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str, repo: P
         for key, path in names:
             if path and path not in base_tree:
                 problems.append(f"{where}.{key}: {path} does not exist at the base commit")
+            elif path and base_tree[path].mode not in REGULAR_MODES:
+                # A symlink's blob is its target's path: the agent would get that as its prompt.
+                problems.append(f"{where}.{key}: {path} is not a regular file at the base commit "
+                                f"(mode {base_tree[path].mode}); suite files must be regular files")
         if task.cwd not in all_dirs:
             problems.append(f"{where}.cwd: directory {task.cwd} does not exist at the base commit")
         if repo is not None:
             problems += _missing_check_programs(repo, task, base_tree, all_dirs, where)
+    return problems
+
+
+def unavailable_check_programs(manifest: Manifest, label: str, env: Mapping[str, str]) -> list[str]:
+    """Check programs named bare (`pytest`, `npm`) that are not on the PATH checks will get.
+
+    Checked before any agent runs, because a missing program fails every check of both arms
+    the same way: the runs would be spent and the comparison empty. Not part of `validate`,
+    whose job (the static contract) may run without the project's toolchain installed.
+    """
+    search = proc.child_path(env)
+    problems = []
+    for i, task in enumerate(manifest.tasks):
+        for j, argv in enumerate(task.checks):
+            if argv and "/" not in argv[0] and shutil.which(argv[0], path=search) is None:
+                problems.append(f"{label}::$.tasks[{i}].checks[{j}][0]: {quote(argv[0])} is not an executable "
+                                f"on the checks' PATH ({search})")
     return problems
 
 

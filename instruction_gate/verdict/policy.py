@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from instruction_gate.errors import ConfigError
+from instruction_gate.records import read_json_record
 from instruction_gate.schemas import load_schema, schema_problems
 
 #: Hard-failure category -> the group flag of policy.hard that governs it.
@@ -79,14 +79,8 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
 
 
 def load_policy(path: Path) -> Policy:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such policy file") from None
-    except IsADirectoryError:
-        raise ConfigError(f"{path}: is a directory, expected policy.json") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}::$: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-    return policy_from_dict(data, str(path))
+    if not path.exists():
+        raise ConfigError(f"{path}: no such policy file")
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a directory, expected policy.json")
+    return policy_from_dict(read_json_record(path), str(path))

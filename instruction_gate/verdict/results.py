@@ -14,6 +14,7 @@ from typing import Any
 
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.records import read_json_record
+from instruction_gate.schemas import schema_problems
 
 RunKey = tuple[str, int, str]  #: (task_id, repeat, variant)
 VARIANTS = ("base", "candidate")
@@ -59,6 +60,9 @@ def _key(run: Any, where: str) -> RunKey:
         problems.append(f"{where}.variant: must be 'base' or 'candidate'")
     if not isinstance(run.get("valid", True), bool):
         problems.append(f"{where}.valid: must be a boolean")
+    # Every field present must have its documented type and range: "resolved": "yes" would count
+    # as a success, hard_failures given as a string would be read letter by letter.
+    problems += schema_problems("run-record", run, where, partial=True)
     if problems:
         raise ConfigError(f"{where}: malformed run record", problems)
     return run["task_id"], run["repeat"], run["variant"]
