@@ -213,6 +213,9 @@ class ListingTree:
     def files(self) -> frozenset[str]:
         return self._files
 
+    def link_target(self, path: str) -> str | None:
+        return None  # the trimmed listing keeps no symlinks
+
     def read(self, path: str) -> bytes | None:
         if path in self._texts:
             return self._texts[path].encode("utf-8")

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import Sequence
 
 from instruction_gate import __version__
-from instruction_gate.errors import EXIT_NOT_EVALUATED, EXIT_USAGE, GateError
+from instruction_gate.errors import EXIT_NOT_EVALUATED, EXIT_PASS, EXIT_USAGE, GateError
 
 #: command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -68,6 +69,9 @@ def execute(args: argparse.Namespace) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_NOT_EVALUATED
+    except BrokenPipeError:  # `... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PASS
     except KeyboardInterrupt:
         print("instruction-gate: interrupted; finished runs are kept", file=sys.stderr)
         return EXIT_NOT_EVALUATED

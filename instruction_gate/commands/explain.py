@@ -9,7 +9,8 @@ import posixpath
 from pathlib import Path
 
 from instruction_gate.errors import ConfigError, EXIT_PASS
-from instruction_gate.lint.tree import DirTree, GitTree
+from instruction_gate.lint.tree import DirTree, GitTree, directories
+from instruction_gate.untrusted import quote
 from instruction_gate.reference_agent.explain import AGENTS, as_json, explain
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
@@ -33,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     directory = "" if directory == "." else directory
     repo = args.repo.resolve()
     tree = GitTree(repo, args.revision, "--revision") if args.revision else DirTree(repo)
+    if directory and directory not in directories(tree.files()):
+        raise ConfigError(f"--cwd: {quote(args.cwd)} is not a directory of {tree.label} (relative to the repository root)")
     found, _, explained = explain(tree, directory, args.agent, repo)
     if args.json:
         print(json.dumps(as_json(directory, found, explained), indent=2))

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import re
 from typing import Iterator
-from urllib.parse import unquote
-
 import posixpath
+from urllib.parse import unquote
 
 from instruction_gate.agents.discovery import CLAUDE_IMPORT_HOPS, claude_imports
 from instruction_gate.lint import markdown
+from instruction_gate.lint.chains import instruction_files
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
 from instruction_gate.untrusted import is_path_text, quote
@@ -33,7 +33,20 @@ def _missing(ctx: LintContext, source: str, reference: str) -> bool:
     return resolved is not None and not ctx.exists(resolved)
 
 
+def _outside_links(ctx: LintContext) -> Iterator[Finding]:
+    """Instruction files that are symlinks leading outside the repository: an agent started in a
+    checkout would load whatever is there, text no reviewer sees in the pull request."""
+    for path in instruction_files(ctx.tree):
+        target = ctx.tree.link_target(path)
+        if target is not None and ctx.tree.read(path) is None and (
+                target.startswith("/") or ctx.resolve(path, target) is None):
+            yield Finding("IG003", path, 1, f"`{quote(path)}` is a symlink to `{quote(target)}`, outside the "
+                          "repository: the agent would load text no reviewer sees in this pull request.",
+                          f"symlink:{path}:{target}")
+
+
 def check(ctx: LintContext) -> Iterator[Finding]:
+    yield from _outside_links(ctx)
     for source, text in sorted(ctx.texts.items()):
         for line in markdown.lines(text):
             if line.in_code:

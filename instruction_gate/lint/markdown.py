@@ -129,7 +129,8 @@ def links(line_text: str) -> list[tuple[int, str]]:
     return found
 
 
-def blocks(text: str) -> list[Block]:
+@lru_cache(maxsize=64)  # rules ask again for every reference; the text is the key, so results stay fresh
+def blocks(text: str) -> tuple[Block, ...]:
     """Top-level structure; nested list items are blocks of their own."""
     out: list[Block] = []
     current: list = []  # [kind, start, line, level]
@@ -163,7 +164,7 @@ def blocks(text: str) -> list[Block]:
         elif not current:
             current[:] = ["paragraph", line.start, line.number, 0]
     close(len(text))
-    return out
+    return tuple(out)
 
 
 def sections(text: str) -> list[Section]:

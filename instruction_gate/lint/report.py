@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from instruction_gate.lint.engine import LintResult
 from instruction_gate.lint.model import RULES, Judged
+from instruction_gate.report import textfmt as fmt
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """A table cell of a message: its code spans stay, but nothing in it (a file name from the
+    pull request) can end the row, open HTML or start a new block."""
+    return " ".join(text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;").split())
 
 
 def _status(judged: Judged) -> str:
@@ -29,7 +32,7 @@ def markdown(result: LintResult) -> str:
         lines += ["| status | rule | where | finding |", "|---|---|---|---|"]
         for j in sorted(result.judged, key=lambda j: (not j.fails_gate, not j.new, j.finding.path, j.finding.line)):
             f = j.finding
-            lines.append(f"| {_status(j)} | {f.rule_id} {RULES[f.rule_id].name} | `{f.path}:{f.line}` | "
+            lines.append(f"| {_status(j)} | {f.rule_id} {RULES[f.rule_id].name} | {fmt.code(f'{f.path}:{f.line}', 300)} | "
                          f"{_cell(f.message)} |")
         lines.append("")
     return "\n".join(lines)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 from typing import Callable, Iterator
@@ -136,7 +137,9 @@ def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx
     if lines[ref.line - 1].in_code:
         return False
     offset = lines[ref.line - 1].start + ref.column
-    block = next((b for b in markdown.blocks(text) if b.start <= offset < b.end), None)
+    found = markdown.blocks(text)
+    index = bisect.bisect_right([b.start for b in found], offset) - 1
+    block = found[index] if index >= 0 and found[index].start <= offset < found[index].end else None
     prose = text[block.start:block.end] if block is not None else ""
     if _BRANCH.search(prose) and "." not in ref.name.rsplit("/", 1)[-1]:
         return True

@@ -6,6 +6,7 @@ A commit is never checked out: paths come from `git ls-tree`, contents from `git
 from __future__ import annotations
 
 import os
+import posixpath
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Protocol
@@ -26,7 +27,12 @@ class Tree(Protocol):
         """Every file path (regular files and symlinks), repository-relative POSIX."""
 
     def read(self, path: str) -> bytes | None:
-        """A regular file's bytes, or None when absent or not a regular file."""
+        """A regular file's bytes, or None when absent or not a regular file. A symlink is read
+        through when it resolves to a regular file inside the repository (agents follow it);
+        never when it leads outside."""
+
+    def link_target(self, path: str) -> str | None:
+        """What a symlink points to, as written (None for anything that is not a symlink)."""
 
 
 def directories(files: frozenset[str]) -> frozenset[str]:
@@ -62,10 +68,16 @@ class GitTree:
 
     def read(self, path: str) -> bytes | None:
         if path not in self._cache:
-            regular = self._entries.get(path) in ("100644", "100755")
-            self._cache[path] = (git.out("cat-file", "blob", f"{self.sha}:{path}", cwd=self.repo).encode()
+            target = inside_target(path, self.link_target, self._entries.__contains__)
+            regular = target is not None and self._entries.get(target) in ("100644", "100755")
+            self._cache[path] = (git.out("cat-file", "blob", f"{self.sha}:{target}", cwd=self.repo).encode()
                                  if regular else None)
         return self._cache[path]
+
+    def link_target(self, path: str) -> str | None:
+        if self._entries.get(path) != "120000":
+            return None
+        return git.out("cat-file", "blob", f"{self.sha}:{path}", cwd=self.repo)
 
 
 class DirTree:
@@ -89,7 +101,30 @@ class DirTree:
         return self._files
 
     def read(self, path: str) -> bytes | None:
-        target = self.root / path
-        if target.is_symlink() or not target.is_file():
+        target = inside_target(path, self.link_target, lambda p: (self.root / p).exists() or (self.root / p).is_symlink())
+        if target is None or (self.root / target).is_symlink() or not (self.root / target).is_file():
             return None
-        return target.read_bytes()
+        return (self.root / target).read_bytes()
+
+    def link_target(self, path: str) -> str | None:
+        link = self.root / path
+        return os.readlink(link) if link.is_symlink() else None
+
+
+#: Symlink hops followed before giving up (a chain of links, or a loop).
+_MAX_LINK_HOPS = 8
+
+
+def inside_target(path: str, link_target, exists) -> str | None:
+    """The repository path a (chain of) symlink(s) at `path` ends at, or `path` itself when it is
+    no symlink; None when a link leads outside the repository, loops, or ends nowhere."""
+    for _ in range(_MAX_LINK_HOPS):
+        target = link_target(path)
+        if target is None:
+            return path if exists(path) else None
+        if target.startswith("/"):
+            return None
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(path), target))
+        if path == ".." or path.startswith("../"):
+            return None
+    return None

@@ -53,8 +53,8 @@ def is_command(code: str) -> bool:
     if not tokens:
         return False
     first = tokens[0]
-    if _ARITY.search(first):
-        return False
+    if _ARITY.search(first) or _HOST_PATH.match(first):
+        return False  # `GenServer.call/3`, `mise.jdx.dev/backends/x`: a function or a URL, not a program
     if first in _SHELL_PROGRAMS or first.startswith(("./", "../")) and not first.endswith("/"):
         return True
     if first.startswith(("-", "<", "[", "@", "#", "$")) or first.endswith("/") or \
@@ -75,6 +75,7 @@ _ONE_TEST = re.compile(r"(?:^|\s)(?:-k|-run|--grep|-t|--test-name-pattern|--filt
                        r"|\s\S*(?:_test|test_|\.test|\.spec|_spec)\S*\.(?:py|exs|ts|js|go|rb)\b")
 #: A name with an arity or a member access (`GenServer.call/3`, `dbg/1`): code, not a program path.
 _ARITY = re.compile(r"/\d+$")
+_HOST_PATH = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/", re.IGNORECASE)
 
 
 def runnable_as_written(code: str) -> bool:

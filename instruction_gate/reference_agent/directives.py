@@ -75,13 +75,14 @@ _OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|re
 #: What may precede an imperative verb at the start of a clause.
 _LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          rf"afterwards|before\s+{_FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
+         r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
          r"after\s+(?:your|each|every|any)\s+change,|"
          r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
          r"ensure\s+(?:that\s+)?you)\s+)*")
 _RUN_START = re.compile(_LEAD + r"(?:run|execute|invoke)\b")
-_READ = re.compile(_LEAD + r"(?:read|follow|consult|review)\b")
+_READ = re.compile(_LEAD + r"(?:read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
 _USE_START = re.compile(_LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s+(?:to\s+(?:run|format|lint|test|"
                         r"check|type-?check|build|verify|validate|fix|install)|for\s+(?:running|formatting|linting|"
                         r"testing|checking|type-?checking|building|verifying|validating))\b")
@@ -94,7 +95,7 @@ _TASK_START = re.compile(_LEAD + r"(?:install|set\s+up|lint|format|type-?check|c
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
 _TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:tests?|testing|test suite|specs?)\W*:\s*"
-                         r"\x00(\d+)\x00\W*$")
+                         r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
 _LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
 _VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
@@ -172,7 +173,8 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
         first = _SLOT_RE.search(low, match.end())
         purpose = low[first.end():] if first else ""
         tests = bool(found and (_TESTS.search(low, 0, first.start()) or
-                                re.match(r"[^.]{0,12}\bto\s+run\s+(?:all\s+|the\s+)?(?:unit\s+)?tests\b", purpose)))
+                                re.match(r"[^.]{0,12}\bto\s+run\s+(?:(?:all|the|full|whole|entire)\s+)*(?:unit\s+)?"
+                                         r"(?:tests?|test\s+suite|suite)\b", purpose)))
         return found, tests
     if match := _USE_START.match(low):
         return [codes[int(match.group(1))]], bool(re.search(r"\b(?:test|testing|validat|verif)", low[match.start(1):]))
@@ -199,6 +201,9 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
     finishing = bool(_BEFORE_FINISHING.search(low)) or bool(_CHECKLIST.search(section))
     verify = bool(_VERIFY.search(low)) or (bool(_BEFORE_FINISHING.search(low)) and bool(_TESTS.search(low)))
     commands, runs_tests = _commands(low, codes, finishing)
+    if _FORBIDDEN_SECTION.search(section.rsplit(" / ", 1)[-1]) and (item := re.match(r"^\W*\x00(\d+)\x00", low)):
+        return [("forbid_command", c) for c in [codes[int(item.group(1))]] + _slot_list(low, item.end(), codes)
+                if is_command(c)]
     if not commands and _CHECKLIST.search(section) and (label := _CHECK_ITEM.match(low)):
         commands, runs_tests = [codes[int(label.group(1))]], bool(_TESTS.search(low, 0, label.start(1)))
         verify = verify or runs_tests
@@ -219,6 +224,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
     return found
 
 
+#: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
+_FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".
 _CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
                         r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
@@ -250,16 +257,20 @@ def _lead_of_block(clause: str, section: str) -> DirectiveKind | None:
 
 def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, str]]:
     """(line, command, trailing comment) of each command line of a fenced block."""
-    out = []
+    out, above = [], ""
     for line in markdown.lines(text[block.start:block.end]):
         body = line.text.strip()
-        if not body or body.startswith(("```", "~~~", "#", "//")):
+        if body.startswith("#") and not body.startswith("#!"):
+            above = body  # a comment line describes the command under it
+            continue
+        if not body or body.startswith(("```", "~~~", "//")):
             continue
         body = body[2:] if body.startswith("$ ") else body
         command, _, comment = body.partition("  #")
         command = command.strip()
         if runnable_as_written(command):
-            out.append((block.line + line.number - 1, command, "#" + comment if comment else ""))
+            out.append((block.line + line.number - 1, command, "#" + comment if comment else above))
+        above = ""
     return out
 
 
@@ -284,7 +295,7 @@ def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str
         return [Directive("run", c, source, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
     if _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]):
         return []  # "Fallback without nextest", "Alternative: ...": not the way to run the suite
-    suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower())]
+    suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
     if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
     return [Directive("test_command", c, source, n, section) for n, c in suite[:1]]

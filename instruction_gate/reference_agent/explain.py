@@ -55,7 +55,8 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path,
 
 def _outcome(d: Directive, plan: Plan, repo_root: Path) -> str:
     if d.kind not in ("run", "test_command"):
-        return {"verify": "runs the test command at the end", "forbid_command": "never runs matching commands",
+        verify = "runs the test command at the end" if plan.test else "nothing to run: no test command was found"
+        return {"verify": verify, "forbid_command": "never runs matching commands",
                 "protect_path": "leaves matching files alone", "approve_command": "asks before running it",
                 "approve_edit": "asks before editing matching files",
                 "read": "reads it" if _relative(d) in plan.documents else "not found: cannot read it"}[d.kind]

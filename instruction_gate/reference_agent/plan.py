@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -46,12 +47,14 @@ class Plan:
     documents: list[str] = field(default_factory=list)  #: documents opened, repository-relative
     followed: list[Directive] = field(default_factory=list)
     skipped: list[Directive] = field(default_factory=list)
+    #: per directive list, its patterns by first word (rebuilt when the list grows)
+    _indexes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def prohibition_for(self, command: str) -> Directive | None:
-        return next((d for d in self.forbidden if command_matches(command, d.argument or "")), None)
+        return _first_match(command, self.forbidden, self._indexes)
 
     def approval_for(self, command: str) -> Directive | None:
-        return next((d for d in self.approval_commands if command_matches(command, d.argument or "")), None)
+        return _first_match(command, self.approval_commands, self._indexes)
 
     def is_protected(self, path: str) -> bool:
         return globs.matches_any(path, self.protected_globs)
@@ -60,11 +63,12 @@ class Plan:
         return globs.matches_any(path, self.approval_globs)
 
 
-def _tokens(text: str) -> list[str]:
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
     try:
-        return shlex.split(text)
+        return tuple(shlex.split(text))
     except ValueError:
-        return text.split()
+        return tuple(text.split())
 
 
 def command_matches(command: str, pattern: str) -> bool:
@@ -73,6 +77,23 @@ def command_matches(command: str, pattern: str) -> bool:
     if not needle:
         return False
     return any(words[i:i + len(needle)] == needle for i in range(len(words) - len(needle) + 1))
+
+
+def _first_match(command: str, directives: list[Directive], indexes: dict) -> Directive | None:
+    """The first directive (in order) whose argument `command_matches` the command. Patterns are
+    indexed by their first word, so a file with thousands of rules stays linear."""
+    key = id(directives)
+    if key not in indexes or indexes[key][0] != len(directives):
+        by_word: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        for position, directive in enumerate(directives):
+            needle = _tokens(directive.argument or "")
+            if needle:
+                by_word.setdefault(needle[0], []).append((position, needle))
+        indexes[key] = (len(directives), by_word)
+    words = _tokens(command)
+    found = [position for i, word in enumerate(words) for position, needle in indexes[key][1].get(word, ())
+             if words[i:i + len(needle)] == needle]
+    return directives[min(found)] if found else None
 
 
 def _relative_to(source: str, path: str) -> str | None:
@@ -109,7 +130,8 @@ class _Builder:
                     self.add_file(target, text, depth + 1)
         elif d.kind == "run":
             plan.run.append(Command(d.argument or "", where, d.source))
-        elif d.kind == "test_command":
+        elif d.kind == "test_command" and (depth == 0 or plan.test is None):
+            # a document the file points to may name a test command; the file's own one wins
             plan.test = Command(d.argument or "", where, d.source)
         elif d.kind == "verify":
             plan.verify = True

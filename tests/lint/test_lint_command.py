@@ -97,3 +97,17 @@ def test_working_directory_mode_without_base_treats_everything_as_new(git_repo, 
     git_repo.commit(BASE_FILES, "base")
     assert main(["lint", "--repo", str(git_repo.path)]) == 1
     assert "| **new, blocking** | IG003 broken-link | `AGENTS.md:4` |" in capsys.readouterr().out
+
+
+def test_file_names_cannot_break_out_of_the_markdown_table(tmp_path):
+    import subprocess
+    evil = tmp_path / "repo" / "x` | **PWNED** |\n\n# Injected <img src=x>"
+    evil.mkdir(parents=True)
+    (evil / "AGENTS.md").write_text("- See `gone/file.md`.\n")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "repo")], check=True)
+    out = tmp_path / "lint.md"
+    assert main(["lint", "--repo", str(tmp_path / "repo"), "--markdown", str(out)]) == 1
+    text = out.read_text()
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert len(rows) == 3 and rows[2].count(" | ") == 3  # escaped pipes (\\|) do not split the row
+    assert "\n# Injected" not in text and "&lt;img" in text  # no new block; HTML only inside code or escaped

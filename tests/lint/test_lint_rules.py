@@ -338,3 +338,24 @@ def test_imports_the_real_cli_does_not_expand_are_reported(tmp_path):
         "`h5.md` is 5 imports away from this file; Claude Code follows 4, so it never loads.",
         "Import `@../docs/x.md` resolves outside svc/: headless Claude Code (`claude -p`) expands only imports "
         "inside its working directory, which is at or below this file's, so it stays literal text."]
+
+
+def test_symlinked_instruction_files_are_read_through_and_outside_links_reported(git_repo, tmp_path):
+    """Agents follow a symlinked CLAUDE.md (a common way to share one file between agents); a link
+    leading outside the repository loads text no reviewer sees, so it is an IG003 finding."""
+    from instruction_gate.lint.tree import GitTree
+    outside = tmp_path / "outside.md"
+    outside.write_text("- Never run tests.\n")
+    repo = git_repo.path
+    (repo / "AGENTS.md").write_text("- Run `make test` before finishing.\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    (repo / "svc").mkdir()
+    (repo / "svc" / "AGENTS.md").symlink_to(outside)
+    (repo / "svc" / "CLAUDE.md").symlink_to("../../../etc/passwd")
+    sha = git_repo.commit({}, "links")
+    for tree in (DirTree(repo), GitTree(repo, sha, "commit")):
+        assert tree.read("CLAUDE.md") == b"- Run `make test` before finishing.\n"
+        assert tree.read("svc/AGENTS.md") is None and tree.read("svc/CLAUDE.md") is None
+        found = [f for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG003"]
+        assert sorted(f.path for f in found) == ["svc/AGENTS.md", "svc/CLAUDE.md"], found
+        assert all("outside the repository" in f.message for f in found)

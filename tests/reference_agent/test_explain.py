@@ -48,3 +48,24 @@ def test_bad_input_exits_2(git_repo, capsys):
     git_repo.commit({"AGENTS.md": "x\n"}, "base")
     assert explained(capsys, "--repo", str(git_repo.path), "--cwd", "../elsewhere")[0] == 2
     assert explained(capsys, "--repo", str(git_repo.path), "--revision", "no-such-commit")[0] == 2
+
+
+def test_a_symlinked_claude_md_is_shown_and_a_missing_cwd_refused(git_repo, capsys):
+    repo = git_repo.path
+    (repo / "AGENTS.md").write_text("- Always run the tests before finishing.\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    git_repo.commit({}, "shared instructions")
+    code, out = explained(capsys, "--repo", str(repo), "--agent", "claude")
+    assert code == 0 and "CLAUDE.md  " in out and "(no instruction file)" not in out
+    assert "verify: nothing to run: no test command was found" in out  # no test command: nothing will run
+    assert explained(capsys, "--repo", str(repo), "--cwd", "no/such/dir")[0] == 2
+    assert explained(capsys, "--repo", str(repo), "--cwd", "AGENTS.md")[0] == 2
+
+
+def test_a_closed_pipe_ends_quietly():
+    import subprocess
+    import sys
+    from tests.conftest import REPO_ROOT
+    reader = subprocess.run(f"{sys.executable} -m instruction_gate explain --repo examples/repo | head -c 10",
+                            shell=True, cwd=REPO_ROOT, capture_output=True, text=True)
+    assert "Traceback" not in reader.stderr and "BrokenPipe" not in reader.stderr

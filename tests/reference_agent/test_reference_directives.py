@@ -92,3 +92,25 @@ def test_a_hard_wrapped_sentence_is_read_whole_with_the_line_of_its_clause():
                                   "Using `make deploy` is prohibited.", "_Never_ run `make deploy`."])
 def test_prohibitions_in_capitals_or_emphasis(text):
     assert kinds(f"- {text}\n") == [("forbid_command", "make deploy")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a URL is not a program, whatever it is forbidden with
+    ("- Never run `mise.jdx.dev/backends/x` docs.\n", []),
+    ("- Before starting any task, read `CONTRIBUTING.md`.\n", [("read", "CONTRIBUTING.md")]),
+    ("- Consult `tests/README.md` for snapshot workflows.\n", []),  # a pointer, not a rule for every task
+    ("- Run `pnpm test` to run the full test suite.\n", [("test_command", "pnpm test")]),
+    ("- **Test**: `task test` or `go test ./...`\n", [("test_command", "task test")]),
+    ("## Strictly Forbidden Git Operations\n\n- `git push --force` / `git push -f`\n- `git rebase -i`\n",
+     [("forbid_command", "git push --force"), ("forbid_command", "git push -f"), ("forbid_command", "git rebase -i")]),
+    ("## Commands\n\n```bash\n# Run all tests\nmake tests\n# one test\nmake test-one\n```\n", [("test_command", "make tests")]),
+])
+def test_forms_found_on_repositories_outside_the_corpus(text, expected):
+    assert kinds(text) == expected
+
+
+def test_a_documents_test_command_does_not_replace_the_files_own():
+    from instruction_gate.reference_agent.plan import build_plan
+    files = [("AGENTS.md", "- Run the tests with `make tests`.\n- Read `tests/README.md` before changing tests.\n")]
+    plan = build_plan(files, lambda path: "- Run the tests with `make tests-parallel`.\n")
+    assert plan.test.text == "make tests" and plan.documents == ["tests/README.md"]
