@@ -18,8 +18,8 @@ from pathlib import Path
 
 from instruction_gate import __version__
 
-from instruction_gate.run import evaluation, rounds
-from instruction_gate.run.adapter import checked_adapter_command
+from instruction_gate.run import evaluation, rounds, sandbox
+from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
     rounds.add_arguments(parser)
+    sandbox.add_arguments(parser)
 
 
 def _shard(value: str) -> tuple[int, int]:
@@ -83,6 +84,7 @@ def run(args: argparse.Namespace) -> int:
                           "or use an empty directory")
     envs = split_environment()
     adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
+    confinement = sandbox.from_args(args, offline=is_reference_adapter(adapter_argv))
     chosen = rounds.controls(args)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn)
@@ -100,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
-              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths)}
+              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths),
+              "isolation": confinement.label, "output_limits": chosen.limits.as_record()}
     store = RunStore(args.out, header, Redactor(envs.secret_values))
     if args.resume:
         kept = store.load_finished()
@@ -112,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         prompts, solutions = task_texts(checked, stage)
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
-                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget)
+                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
+                                    sandbox=confinement, limits=chosen.limits,
+                                    readable=sandbox.harness_paths() + sandbox.adapter_paths(adapter_argv, options.values()))
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
         rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))
