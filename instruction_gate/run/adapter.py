@@ -92,13 +92,15 @@ def child_path(env: Mapping[str, str]) -> str:
 
 
 def is_reference_adapter(argv: list[str]) -> bool:
-    """Whether the command runs the offline reference agent (the one adapter given solutions)."""
-    found = program_file(argv)
-    if not found:
-        return False
-    path = Path(found[1]).resolve()
-    return (path.name == "reference" and path.parent.name == "adapters"
-            and (path.parent.parent / "instruction_gate" / "reference_agent").is_dir())
+    """Whether the command runs the offline reference agent (the one adapter given solutions):
+    `adapters/reference` of a harness checkout, run directly or by a Python interpreter."""
+    names = argv[:2] if len(argv) > 1 and Path(argv[0]).name.startswith("python") else argv[:1]
+    for name in names:
+        path = Path(name).resolve()
+        if (path.name == "reference" and path.parent.name == "adapters" and path.is_file()
+                and (path.parent.parent / "instruction_gate" / "reference_agent").is_dir()):
+            return True
+    return False
 
 
 def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float,
