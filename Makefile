@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint-workflows bench clean
+.PHONY: install sandbox demo test lint-workflows bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)
+# Agent runs are confined with bubblewrap (README, "Security"); installed from the distribution.
+sandbox:
+	@command -v bwrap >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
+
+demo: $(STAMP) sandbox
 	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",)
 
-test: $(STAMP) lint-workflows
+test: $(STAMP) sandbox lint-workflows
 	$(BIN)/python -m pytest
 
 # GitHub's own tooling on the action and every workflow; any finding fails.
@@ -28,7 +34,7 @@ lint-workflows: $(STAMP)
 	$(BIN)/zizmor --offline --quiet --config .github/zizmor.yml . $(WORKFLOWS)
 	$(BIN)/actionlint $(WORKFLOWS)
 
-bench: $(STAMP)
+bench: $(STAMP) sandbox
 	for b in benchmarks/*.py; do $(BIN)/python "$$b" || exit 1; done
 
 clean:

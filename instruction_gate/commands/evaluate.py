@@ -85,6 +85,9 @@ def run(args: argparse.Namespace) -> int:
     envs = split_environment()
     adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
     confinement = sandbox.from_args(args, offline=is_reference_adapter(adapter_argv))
+    print(f"agent sandbox: {confinement.label}" + ("" if confinement.isolated else
+          " (--unisolated: agents can read and change anything this user can, and outlive their runs)"),
+          file=sys.stderr)
     chosen = rounds.controls(args)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn)
