@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 
+from tests.conftest import REPO_ROOT
 from tests.fixtures.runner_cli import evaluate, load_runs, make_adapter, record, survivors, wait_for
 from tests.runner.suite import build_suite_repo, task
 
@@ -165,5 +168,14 @@ def test_without_the_sandbox_the_same_attack_works(git_repo, tmp_path):
         assert "forbidden_file_edited" in attacker["hard_failures"]
         assert attacker["isolation"] == "unisolated"
         assert json.loads((out / "index.json").read_text())["isolation"] == "unisolated"
+        summary = tmp_path / "summary.md"
+        subprocess.run([sys.executable, str(REPO_ROOT / "compare.py"), "--results", str(out), "--policy",
+                        str(REPO_ROOT / "policy.json"), "--summary", str(summary)], capture_output=True, check=False)
+        text = summary.read_text()
+        headline = text.splitlines()[0]
+        assert headline.endswith("(unisolated)"), headline
+        assert "- unisolated: the base and candidate runs had no agent sandbox" in text
+        assert "| isolation | unisolated | unisolated |" in text
+        assert json.loads(summary.with_suffix(".json").read_text())["headline"].endswith("(unisolated)")
     finally:
         assert wait_for(lambda: survivors(marker) == [], seconds=15)
