@@ -120,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
                                     sandbox=confinement, limits=chosen.limits,
-                                    readable=sandbox.harness_paths() + sandbox.adapter_paths(adapter_argv, options.values()))
+                                    readable=sandbox.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
+                                                                       (checked.repo, args.manifest.parent)))
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
         rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))

@@ -149,7 +149,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
-                             readable=sandbox.harness_paths() + sandbox.adapter_paths(argv, options.values()))
+                             readable=sandbox.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
+                                                                  (repo, args.manifest.parent)))
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         control_dir = args.out / "control"

@@ -153,6 +153,34 @@ def harness_paths() -> tuple[Path, ...]:
     return tuple(sorted(p for p in paths if p.exists()))
 
 
+def search_paths(path_variable: str, protected: Sequence[Path]) -> tuple[Path, ...]:
+    """PATH directories outside the system, so agent CLIs installed there (npm, pipx) start.
+
+    A `node_modules/.bin` brings its whole `node_modules` (its entries are links into it). A
+    directory holding any `protected` path (the checkout, the suite) is left out: it would
+    show the agent what the sandbox hides.
+    """
+    found: set[Path] = set()
+    for entry in path_variable.split(os.pathsep):
+        if not os.path.isabs(entry) or not os.path.isdir(entry):
+            continue
+        path = Path(entry).resolve()
+        if path.name == ".bin" and path.parent.name == "node_modules":
+            path = path.parent
+        if path.parts[:2] in {("/", top.strip("/")) for top in SYSTEM_PATHS} or path == Path("/"):
+            continue  # already visible
+        if not any(p.resolve().is_relative_to(path) for p in protected):
+            found.add(path)
+    return tuple(sorted(found))
+
+
+def run_paths(args, argv: Sequence[str], options: Iterable[str], path_variable: str,
+              protected: Sequence[Path]) -> tuple[Path, ...]:
+    """Everything an evaluation's runs see read-only besides the system and their workspace."""
+    return (harness_paths() + adapter_paths(argv, options) + search_paths(path_variable, protected)
+            + tuple(Path(p).resolve() for p in args.sandbox_readable))
+
+
 def adapter_paths(argv: Sequence[str], options: Iterable[str] = ()) -> tuple[Path, ...]:
     """Absolute paths the trusted adapter configuration names, read-only in the sandbox.
 
@@ -243,6 +271,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--sandbox-network", choices=("auto", *NETWORK_MODES), default="auto",
                         help="agent network inside the sandbox: none (loopback only), host (shared); auto: "
                              "none for the offline reference adapter, host otherwise")
+    parser.add_argument("--sandbox-readable", action="append", default=[], type=Path, metavar="PATH",
+                        help="a file or directory every agent run may read, e.g. an agent CLI's installation "
+                             "outside PATH (repeatable); never the suite or the checkout")
     parser.add_argument("--sandbox-writable", action="append", default=[], type=Path, metavar="DIR",
                         help="a directory every agent run may read and write, e.g. a package cache (repeatable); "
                              "it is shared by all runs, so never the suite, the checkout or anything secret")

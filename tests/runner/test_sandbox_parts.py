@@ -61,3 +61,14 @@ def test_an_endless_line_reaches_the_caller_cut(tmp_path):
     script = "import sys; sys.stdout.write('a' * 300000 + '\\nshort\\n' + 'b' * 5000)"
     proc.run([sys.executable, "-c", script], Path(tmp_path), on_stdout_line=lines.append, line_bytes=1000)
     assert [len(line) for line in lines] == [1001, 5, 1001]
+
+
+def test_agent_clis_on_path_are_visible_but_never_a_directory_holding_the_checkout(tmp_path):
+    checkout = tmp_path / "checkout"
+    bin_dir = checkout / "evals" / "agent" / "node_modules" / ".bin"
+    tools = tmp_path / "tools" / "bin"
+    for directory in (bin_dir, tools):
+        directory.mkdir(parents=True)
+    path = ":".join([str(bin_dir), str(tools), str(checkout), str(tmp_path), "/usr/bin", "relative/bin"])
+    found = sandbox.search_paths(path, (checkout, checkout / "evals"))
+    assert found == (bin_dir.parent, tools)
