@@ -18,7 +18,7 @@ from pathlib import Path
 
 from instruction_gate import __version__
 
-from instruction_gate.run import evaluation, rounds, sandbox
+from instruction_gate.run import evaluation, rounds, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
                                     sandbox=confinement, limits=chosen.limits,
-                                    readable=sandbox.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
+                                    readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
                                                                        (checked.repo, args.manifest.parent)))
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
-from instruction_gate.run import sandbox
+from instruction_gate.run import sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.verdict.comparison import compare
@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
-                             readable=sandbox.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
+                             readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
                                                                   (repo, args.manifest.parent)))
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)

@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Sequence
 
-import instruction_gate
 from instruction_gate import proc
 from instruction_gate.errors import ConfigError
 
@@ -146,58 +145,6 @@ def bwrap_args(view: View, network: str) -> list[str]:
     return args
 
 
-def harness_paths() -> tuple[Path, ...]:
-    """What the harness's own Python needs: its interpreter prefixes and the package."""
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent,
-             Path(instruction_gate.__file__).resolve().parent}
-    return tuple(sorted(p for p in paths if p.exists()))
-
-
-def search_paths(path_variable: str, protected: Sequence[Path]) -> tuple[Path, ...]:
-    """PATH directories outside the system, so agent CLIs installed there (npm, pipx) start.
-
-    A `node_modules/.bin` brings its whole `node_modules` (its entries are links into it). A
-    directory holding any `protected` path (the checkout, the suite) is left out: it would
-    show the agent what the sandbox hides.
-    """
-    found: set[Path] = set()
-    for entry in path_variable.split(os.pathsep):
-        if not os.path.isabs(entry) or not os.path.isdir(entry):
-            continue
-        path = Path(entry).resolve()
-        if path.name == ".bin" and path.parent.name == "node_modules":
-            path = path.parent
-        if path.parts[:2] in {("/", top.strip("/")) for top in SYSTEM_PATHS} or path == Path("/"):
-            continue  # already visible
-        if not any(p.resolve().is_relative_to(path) for p in protected):
-            found.add(path)
-    return tuple(sorted(found))
-
-
-def run_paths(args, argv: Sequence[str], options: Iterable[str], path_variable: str,
-              protected: Sequence[Path]) -> tuple[Path, ...]:
-    """Everything an evaluation's runs see read-only besides the system and their workspace."""
-    return (harness_paths() + adapter_paths(argv, options) + search_paths(path_variable, protected)
-            + tuple(Path(p).resolve() for p in args.sandbox_readable))
-
-
-def adapter_paths(argv: Sequence[str], options: Iterable[str] = ()) -> tuple[Path, ...]:
-    """Absolute paths the trusted adapter configuration names, read-only in the sandbox.
-
-    Files only, plus the `instruction_gate` package beside an `adapters/` script, so a harness
-    vendored in the suite's own directory does not expose the suite next to it.
-    """
-    found: set[Path] = set()
-    for value in [*argv, *options]:
-        if not os.path.isabs(value) or not os.path.exists(value):
-            continue
-        path = Path(value).resolve()
-        found.add(path)
-        if path.is_file() and path.parent.name == "adapters" and (path.parent.parent / "instruction_gate").is_dir():
-            found.add(path.parent.parent / "instruction_gate")
-    return tuple(sorted(found))
-
-
 def detect(unisolated: bool, network: str, shared: Sequence[Path] = ()) -> Sandbox:
     """The sandbox runs will use; ConfigError when none can be had and no opt-out was given."""
     if network not in NETWORK_MODES:
@@ -213,7 +160,7 @@ def detect(unisolated: bool, network: str, shared: Sequence[Path] = ()) -> Sandb
     if missing:
         raise ConfigError(f"--sandbox-writable: not a directory: {', '.join(missing)}")
     sandbox = Sandbox("bwrap", network, binary, tuple(Path(p).resolve() for p in shared))
-    probe = [binary, *bwrap_args(View((), harness_paths()), network), "--", sys.executable, "-c", ""]
+    probe = [binary, *bwrap_args(View((), (Path(sys.base_prefix), Path(sys.prefix))), network), "--", sys.executable, "-c", ""]
     result = proc.run(probe, Path.cwd(), timeout=30)
     if not result.ok:
         raise ConfigError(f"no agent sandbox: bwrap cannot start ({(result.stderr or result.start_error or '').strip()}); "

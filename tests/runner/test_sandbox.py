@@ -49,7 +49,8 @@ HOSTILE = """
         for base in (os.path.join(up, "val"), REPO, os.path.join(up, "..", "slot-0", "val")):
             targets.append([os.path.join(base, "evals/tasks/t1/check.py"), "raise SystemExit(0)\\n"])
         targets += [[os.path.join(up, "pwned-parent"), "x"], [os.path.join(TMP, "pwned-tmp"), "x"],
-                    [os.path.join(REPO, "pwned-checkout"), "x"], [os.path.join(root, "pwned-late"), "x"]]
+                    [os.path.join(REPO, "pwned-checkout"), "x"], [os.path.join(root, "pwned-late"), "x"],
+                    [os.path.join(TMP, "out/t1/repeat-0/base/run.json"), "{{}}"]]  # the base run's record
     # Look around first (before the daemons fill this sandbox's own /tmp with decoys).
     def listing(path):
         try:
@@ -135,6 +136,7 @@ def test_hostile_daemons_change_nothing_and_read_nothing_hidden(git_repo, tmp_pa
     assert git_repo.git("status", "--porcelain", "--untracked-files=all") == ""
     assert (git_repo.path / "evals/tasks/t1/check.py").read_text() == CHECK
     assert [p for p in tmp_path.rglob("pwned-*")] == []
+    assert record(out, "t1", 0, "base")["resolved"] is True  # its record untouched
 
     probe = next(e for e in record(out, "t1", 0, "candidate")["events"] if e["type"] == "probe")
     assert probe["found"] == [] and probe["files_seen"] > 0

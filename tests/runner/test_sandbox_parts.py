@@ -9,7 +9,7 @@ import pytest
 
 from instruction_gate import proc
 from instruction_gate.errors import ConfigError
-from instruction_gate.run import sandbox
+from instruction_gate.run import sandbox, sandbox_paths
 from tests.fixtures.runner_cli import survivors
 
 
@@ -40,7 +40,7 @@ def test_adapter_paths_expose_the_package_beside_an_adapter_never_its_directory(
     (harness / "tasks").mkdir()
     script = harness / "adapters" / "reference"
     script.write_text("#!/bin/sh\n")
-    found = sandbox.adapter_paths([sys.executable, str(script)], ["relative", str(tmp_path / "missing")])
+    found = sandbox_paths.adapter_paths([sys.executable, str(script)], ["relative", str(tmp_path / "missing")])
     assert script in found and harness / "instruction_gate" in found
     assert harness not in found and harness / "tasks" not in found
 
@@ -50,7 +50,7 @@ def test_a_timed_out_sandbox_leaves_no_process(tmp_path):
     marker = str(tmp_path / "marker")
     daemon = f"import os, time; os.setsid(); time.sleep(60)  # {marker}"
     script = f"import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', {daemon!r}]); time.sleep(60)"
-    confined = box.confine([sys.executable, "-c", script], sandbox.View((tmp_path,), sandbox.harness_paths(), tmp_path))
+    confined = box.confine([sys.executable, "-c", script], sandbox.View((tmp_path,), sandbox_paths.harness_paths(), tmp_path))
     result = proc.run(confined.argv, tmp_path, timeout=1.0, grace=0.2, pass_fds=confined.pass_fds)
     confined.finish()
     assert result.timed_out and survivors(marker) == []
@@ -70,5 +70,5 @@ def test_agent_clis_on_path_are_visible_but_never_a_directory_holding_the_checko
     for directory in (bin_dir, tools):
         directory.mkdir(parents=True)
     path = ":".join([str(bin_dir), str(tools), str(checkout), str(tmp_path), "/usr/bin", "relative/bin"])
-    found = sandbox.search_paths(path, (checkout, checkout / "evals"))
+    found = sandbox_paths.search_paths(path, (checkout, checkout / "evals"))
     assert found == (bin_dir.parent, tools)
