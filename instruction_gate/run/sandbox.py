@@ -205,8 +205,15 @@ UNISOLATED = Sandbox("unisolated")
 
 
 def fresh_dir(path: Path) -> Path:
-    """`path` as a new empty directory (whatever the last run left there is removed)."""
-    shutil.rmtree(path, ignore_errors=True)
+    """`path` as a new empty directory (whatever the last run left there is removed, even a
+    directory it made unreadable: an agent must not be able to stop the next run from starting)."""
+    if path.exists():
+        os.chmod(path, 0o700)
+        for top, dirs, _files in os.walk(path):
+            for name in dirs:  # top-down: unlocked before os.walk goes in
+                if not os.path.islink(os.path.join(top, name)):
+                    os.chmod(os.path.join(top, name), 0o700)
+        shutil.rmtree(path)
     path.mkdir(parents=True)
     return path
 

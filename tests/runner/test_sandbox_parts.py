@@ -72,3 +72,12 @@ def test_agent_clis_on_path_are_visible_but_never_a_directory_holding_the_checko
     path = ":".join([str(bin_dir), str(tools), str(checkout), str(tmp_path), "/usr/bin", "relative/bin"])
     found = sandbox_paths.search_paths(path, (checkout, checkout / "evals"))
     assert found == (bin_dir.parent, tools)
+
+
+def test_a_home_left_unreadable_is_still_emptied(tmp_path):
+    home = tmp_path / "home"
+    locked = home / "a" / "b"
+    locked.mkdir(parents=True)
+    (locked / "f").write_text("x")
+    (home / "a").chmod(0o000)
+    assert list(sandbox.fresh_dir(home).iterdir()) == []
