@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint-workflows live-cli bench clean
+.PHONY: install sandbox demo test lint-workflows live-cli bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +14,16 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-demo: $(STAMP)
+# Agent runs are confined with bubblewrap (README, "Security"); installed from the distribution.
+sandbox:
+	@command -v bwrap >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO="sudo -n"; fi; \
+	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
+
+demo: $(STAMP) sandbox
 	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",)
 
-test: $(STAMP) lint-workflows live-cli
+test: $(STAMP) sandbox lint-workflows live-cli
 	$(BIN)/python -m pytest
 
 # GitHub's own tooling on the action and every workflow; any finding fails.
@@ -38,7 +44,7 @@ $(LIVE_CLI)/node_modules/.package-lock.json: $(LIVE_CLI)/package-lock.json
 	       if [ -n "$$CI" ]; then exit 1; fi; }
 live-cli: $(LIVE_CLI)/node_modules/.package-lock.json
 
-bench: $(STAMP)
+bench: $(STAMP) sandbox
 	for b in benchmarks/*.py; do $(BIN)/python "$$b" || exit 1; done
 
 clean:

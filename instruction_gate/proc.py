@@ -142,12 +142,17 @@ def run(
     tail_bytes: int | None = DEFAULT_TAIL_BYTES,
     on_stdout_line: Callable[[bytes], None] | None = None,
     grace: float = TERM_GRACE_SECONDS,
+    pass_fds: Sequence[int] = (),
+    line_bytes: int | None = None,
 ) -> ProcResult:
     """Run `argv` in its own session; never raises for the child's behaviour.
 
     `tail_bytes=None` keeps the whole output (for git plumbing); otherwise only
     the last bytes are kept. `on_stdout_line` receives each complete stdout line
     as it arrives, so callers can record streamed events before the process ends.
+    `pass_fds` stay open in the child (e.g. bubblewrap's --info-fd). A stdout line longer than
+    `line_bytes` reaches `on_stdout_line` cut to `line_bytes + 1` bytes (so the caller can tell),
+    and the rest of it is dropped unread: one endless line must not fill the memory.
     """
     started = time.monotonic()
     try:
@@ -155,6 +160,7 @@ def run(
             list(argv), cwd=cwd, env=dict(env) if env is not None else None,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            pass_fds=tuple(pass_fds),
         )
     except OSError as exc:
         return ProcResult(tuple(argv), None, "", "", 0.0, start_error=f"{exc.strerror}: {argv[0]!r}")
@@ -163,20 +169,25 @@ def run(
         _LIVE.add(proc)
     out, err = _Tail(tail_bytes), _Tail(tail_bytes)
     pending = bytearray()
+    # Every line is capped (one endless line must not fill the memory); callers may cap lower.
+    limit = line_bytes if line_bytes is not None else MAX_LINE_BYTES - 1
+    skipping = [False]  # inside an over-long line already delivered cut
 
     def out_sink(chunk: bytes) -> None:
         out.add(chunk)
-        if on_stdout_line is not None:
-            pending.extend(chunk)
-            while (cut := pending.find(b"\n")) >= 0:
+        if on_stdout_line is None:
+            return
+        pending.extend(chunk)
+        while (cut := pending.find(b"\n")) >= 0:
+            if not skipping[0]:
                 on_stdout_line(bytes(pending[:cut]))
-                del pending[: cut + 1]
-            if len(pending) > MAX_LINE_BYTES:
-                # A line without end must not grow without bound: its head is handed on (it
-                # reads as a malformed line) and the rest of it is dropped.
-                on_stdout_line(bytes(pending[:MAX_LINE_BYTES]))
-                pending.clear()
-                pending.extend(b"\0")  # the dropped remainder's tail stays malformed too
+            skipping[0] = False
+            del pending[: cut + 1]
+        if len(pending) > limit:
+            if not skipping[0]:
+                on_stdout_line(bytes(pending[: limit + 1]))
+            skipping[0] = True
+            pending.clear()
 
     readers = [threading.Thread(target=_pump, args=(proc.stdout, out_sink), daemon=True),
                threading.Thread(target=_pump, args=(proc.stderr, err.add), daemon=True)]
@@ -194,7 +205,7 @@ def run(
             _LIVE.discard(proc)
     for reader in readers:
         reader.join(timeout=5)
-    if on_stdout_line is not None and pending:
+    if on_stdout_line is not None and pending and not skipping[0]:
         on_stdout_line(bytes(pending))
     return ProcResult(tuple(argv), proc.returncode,
                       out.text(), err.text(), time.monotonic() - started, timed_out)

@@ -197,6 +197,9 @@ def test_benign_candidate_passes(act_workspace, tmp_path):
     assert outputs["SUMMARY_PATH"].endswith("gate-results/summary.md")
     assert outputs["SUMMARY_JSON_PATH"].endswith("gate-results/summary.json")
     assert "static contract ok" in log
+    # The sandbox as the action sets it up: bubblewrap probed, every agent run confined (the
+    # offline reference adapter also without network).
+    assert "agent sandbox: bubblewrap" in log and "agent sandbox: bwrap (network: none)" in log
     summary = job_summary(log)
     assert "instruction-gate" in summary and "PASS" in summary and f"{len(TASKS)} valid pairs" in summary
     assert "Instruction lint" in summary  # the static-contract step lints at no model cost

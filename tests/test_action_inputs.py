@@ -24,7 +24,7 @@ def _inputs_step() -> dict:
 
 def run_inputs_step(tmp_path: Path, **env: str) -> tuple[int, str, dict[str, str]]:
     """Exit code, the step's stdout (workflow commands) and what it wrote to $GITHUB_OUTPUT."""
-    values = {"MODE": "all", "SETUP_PYTHON": "true", "REPOSITORY": ".", "OUTPUT_DIR": "out", "JOBS": "1",
+    values = {"MODE": "all", "SETUP_PYTHON": "true", "SANDBOX": "bwrap", "REPOSITORY": ".", "OUTPUT_DIR": "out", "JOBS": "1",
               "REPEATS": "", "SHARD": "", "BASE_SHA": BASE, "HEAD_SHA": HEAD, "REUSE_BASE_RUNS": "false",
               "CACHE_BACKEND": "actions-cache", "CACHE_DIR": "", "MAX_MUTANTS": "", "MIN_SCORE": "",
               "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40}
@@ -89,6 +89,7 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
     ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate or baseline, got 'bisect'"),
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),
+    ({"SANDBOX": "docker"}, "sandbox: expected bwrap or none, got 'docker'"),
     ({"REUSE_BASE_RUNS": "true", "CACHE_BACKEND": "directory"}, "baseline-cache-dir: required with baseline-cache-backend 'directory'"),
     # workflow-command data escapes % as %25 (GitHub shows 80%)
     ({"MODE": "mutate", "MIN_SCORE": "80%"}, "mutation-min-score: expected a fraction between 0 and 1 or empty, got '80%25'"),

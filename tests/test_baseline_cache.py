@@ -141,8 +141,10 @@ open(counter, "w").close()
 
 
 def _evaluate(repo, base, candidate, out, adapter, *extra, env=None):
+    # The counter directory is the one place outside its workspace the sandbox lets the adapter write.
+    shared = ("--sandbox-writable", env["RUN_LOG_DIR"]) if env else ()
     return run_cli(repo, "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
-                   "--out", str(out), "--adapter", str(adapter), *extra, env=env)
+                   "--out", str(out), "--adapter", str(adapter), *shared, *extra, env=env)
 
 
 def test_fill_then_reuse_marks_reused_runs_and_refuses_a_changed_adapter(git_repo, tmp_path):

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from instruction_gate import __version__
 
-from instruction_gate.run import evaluation, rounds
-from instruction_gate.run.adapter import checked_adapter_command
+from instruction_gate.run import evaluation, rounds, sandbox, sandbox_paths
+from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
@@ -49,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
     rounds.add_arguments(parser)
+    sandbox.add_arguments(parser)
 
 
 def _shard(value: str) -> tuple[int, int]:
@@ -99,6 +100,10 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
                           "or use an empty directory")
     envs = split_environment()
     adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
+    confinement = sandbox.from_args(args, offline=is_reference_adapter(adapter_argv))
+    print(f"agent sandbox: {confinement.label}" + ("" if confinement.isolated else
+          " (--unisolated: agents can read and change anything this user can, and outlive their runs)"),
+          file=sys.stderr)
     chosen = rounds.controls(args)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn, mixed_changes=validate.mixed_changes(args))
@@ -121,7 +126,8 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
               "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths),
-              "held_fixed": list(contract.held_fixed)}
+              "held_fixed": list(contract.held_fixed),
+              "isolation": confinement.label, "output_limits": chosen.limits.as_record()}
     if contract.holds_code:
         print(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
     store = RunStore(args.out, header, Redactor(envs.secret_values))
@@ -139,7 +145,10 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     try:
         prompts, solutions = task_texts(checked, stage)
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
-                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget)
+                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
+                                    sandbox=confinement, limits=chosen.limits,
+                                    readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
+                                                                       (checked.repo, args.manifest.parent)))
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
         rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))

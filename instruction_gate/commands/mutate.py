@@ -20,7 +20,8 @@ from pathlib import Path
 
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
-from instruction_gate.run.adapter import checked_adapter_command
+from instruction_gate.run import sandbox, sandbox_paths
+from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.verdict.comparison import compare
 from instruction_gate.suite.contract import read_tree, resolve_commit
@@ -71,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
+    sandbox.add_arguments(parser)
 
 
 def _fraction(value: str) -> float:
@@ -133,6 +135,7 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
     argv = checked_adapter_command(command, Path.cwd())  # a program that cannot start fails every mutant
     operators = selected(args.operators)
+    confinement = sandbox.from_args(args, offline=is_reference_adapter(argv))
     for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
@@ -164,7 +167,9 @@ def run(args: argparse.Namespace) -> int:
         if not_applicable(per_operator):
             print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
-                             repeats, args.jobs, options, args.temp_dir, args.tasks)
+                             repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
+                             readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
+                                                                  (repo, args.manifest.parent)))
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         control_dir = args.out / "control"

@@ -14,6 +14,7 @@ from instruction_gate.suite.manifest import Manifest
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.run.run_store import RunStore
+from instruction_gate.run.sandbox import UNISOLATED, Sandbox
 from instruction_gate.secrets import Environments, Redactor
 
 RunKey = tuple[str, int, str]
@@ -33,6 +34,8 @@ class SuiteRunner:
     temp_root: Path | None = None
     task_ids: list[str] | None = None  #: only these tasks (None: all)
     executed: int = 0  #: agent runs actually started, over every call
+    sandbox: Sandbox = UNISOLATED
+    readable: tuple[Path, ...] = ()  #: harness and adapter files the sandbox shows read-only
 
     @property
     def tasks(self) -> list:
@@ -43,7 +46,8 @@ class SuiteRunner:
                 "merge_base_sha": contract.merge_base_sha, "manifest_sha256": self.manifest.sha256,
                 "repeats": self.repeats, "shard": "1/1", "tasks": [t.id for t in self.tasks],
                 "planned_runs": 2 * self.repeats * len(self.tasks),
-                "changed_instruction_paths": list(contract.changed_instruction_paths)}
+                "changed_instruction_paths": list(contract.changed_instruction_paths),
+                "isolation": self.sandbox.label}
 
     def run(self, contract: Contract, out: Path, variants: tuple[str, ...]) -> RunStore:
         """Run `variants` of every (task, repeat) into `out`; returns the store with the records."""
@@ -55,7 +59,8 @@ class SuiteRunner:
         try:
             prompts, solutions = task_texts(checked, stage)
             evaluation.Evaluation(stage, store, self.adapter_argv, self.envs, header, prompts, solutions,
-                                  fixture_problems, self.adapter_options).execute(specs, self.jobs)
+                                  fixture_problems, self.adapter_options, sandbox=self.sandbox,
+                                  readable=self.readable).execute(specs, self.jobs)
         finally:
             stage.close()
         self.executed += len(specs)

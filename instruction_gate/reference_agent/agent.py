@@ -121,13 +121,16 @@ class ReferenceAgent:
 
     def change(self, plan: Plan) -> str | None:
         """Apply the reference solution; returns an error message when it does not apply."""
+        text = self.request.get("reference_solution_patch")
         solution = self.request.get("reference_solution")
-        if not solution:
+        if text is None and solution:
+            # Protocol version 1 before the sandbox: a path (still accepted from older runners).
+            if not Path(solution).is_file():
+                return f"reference solution {solution} not found"
+            text = Path(solution).read_text(encoding="utf-8")
+        if not text:
             return None
-        patch = Path(solution)
-        if not patch.is_file():
-            return f"reference solution {solution} not found"
-        paths = [c.path for c in file_changes(patch.read_text(encoding="utf-8"))]
+        paths = [c.path for c in file_changes(text)]
         for path in paths:
             if plan.needs_edit_approval(path) and not plan.is_protected(path):
                 self._ask(path, None)
@@ -135,7 +138,7 @@ class ReferenceAgent:
         for path in paths:
             if (self.repo_root / path).is_file():
                 self.usage.read((self.repo_root / path).stat().st_size)
-        outcome = apply_solution(patch, self.repo_root, withhold)
+        outcome = apply_solution(text, self.repo_root, withhold)
         if outcome.error:
             return outcome.error
         self.usage.step(outcome.patch_bytes)

@@ -48,9 +48,8 @@ def _sections(patch: str) -> dict[str, str]:
     return {change.path: part for change, part in zip(file_changes(patch), parts)}
 
 
-def apply_solution(patch_path: Path, repo_root: Path, withhold: set[str]) -> Application:
-    """`git apply` the patch in `repo_root`, skipping every path in `withhold`."""
-    patch = patch_path.read_text(encoding="utf-8")
+def apply_solution(patch: str, repo_root: Path, withhold: set[str]) -> Application:
+    """`git apply` the patch text in `repo_root`, skipping every path in `withhold`."""
     changes = file_changes(patch)
     outcome = Application(applied=[c for c in changes if c.path not in withhold],
                           withheld=[c for c in changes if c.path in withhold])

@@ -13,7 +13,8 @@ from instruction_gate.rules.report import render_rules
 
 _ICONS = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "error": "⛔"}
 _PROVENANCE_LABELS = {"agent_name": "agent", "model": "model", "model_snapshot": "model snapshot",
-                      "harness_version": "harness", "adapter_version": "adapter", "container_digest": "container"}
+                      "harness_version": "harness", "adapter_version": "adapter", "container_digest": "container",
+                      "isolation": "isolation"}
 
 
 def _hard_gates(c: Comparison) -> list[str]:

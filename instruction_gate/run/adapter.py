@@ -12,6 +12,8 @@ from typing import Any, Mapping
 
 from instruction_gate import proc, records
 from instruction_gate.errors import ConfigError
+from instruction_gate.run.limits import OutputLimits
+from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View
 from instruction_gate.suite.suite_files import program_file
 
 #: Bytes of adapter stderr kept in the run record.
@@ -32,6 +34,8 @@ class AdapterOutcome:
     timed_out: bool = False
     start_error: str | None = None
     malformed_lines: int = 0
+    event_bytes: int = 0  #: bytes of event lines read from stdout, kept or not
+    over_limit: str | None = None  #: the output limit the adapter exceeded ("events"), if any
 
     def provenance(self) -> dict[str, Any]:
         result = self.result or {}
@@ -84,10 +88,33 @@ def checked_adapter_command(command: str, start_dir: Path, env: Mapping[str, str
 child_path = proc.child_path
 
 
-def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float) -> AdapterOutcome:
+def is_reference_adapter(argv: list[str]) -> bool:
+    """Whether the command runs the offline reference agent (the one adapter given solutions):
+    `adapters/reference` of a harness checkout, run directly or by a Python interpreter."""
+    names = argv[:2] if len(argv) > 1 and Path(argv[0]).name.startswith("python") else argv[:1]
+    for name in names:
+        path = Path(name).resolve()
+        if (path.name == "reference" and path.parent.name == "adapters" and path.is_file()
+                and (path.parent.parent / "instruction_gate" / "reference_agent").is_dir()):
+            return True
+    return False
+
+
+def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float,
+           sandbox: Sandbox = UNISOLATED, view: View | None = None,
+           limits: OutputLimits = OutputLimits()) -> AdapterOutcome:
+    """Run the adapter (confined by `sandbox` to `view`); events past `limits.event_bytes` are dropped.
+
+    When this returns, no process the adapter started is alive (see sandbox.Confinement).
+    """
     outcome = AdapterOutcome()
 
     def on_line(raw: bytes) -> None:
+        outcome.event_bytes += len(raw) + 1
+        if outcome.event_bytes > limits.event_bytes or len(raw) > limits.event_line_bytes:
+            outcome.over_limit = "events"
+        if outcome.over_limit:
+            return  # keep draining the pipe, keep nothing more
         text = raw.decode("utf-8", errors="replace").strip()
         if not text:
             return
@@ -103,13 +130,19 @@ def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd
 
     child_env = dict(env)
     child_env["PATH"] = child_path(env)
-    result = proc.run(argv, cwd, env=child_env, stdin=json.dumps(request), timeout=timeout,
-                      tail_bytes=STDERR_TAIL_BYTES, on_stdout_line=on_line)
-    outcome.exit_code = result.exit_code
+    confined = sandbox.confine(argv, view or View((cwd,), cwd=cwd))
+    try:
+        result = proc.run(confined.argv, cwd, env=child_env, stdin=json.dumps(request), timeout=timeout,
+                          tail_bytes=STDERR_TAIL_BYTES, on_stdout_line=on_line, pass_fds=confined.pass_fds,
+                          line_bytes=limits.event_line_bytes)
+    finally:
+        confined.finish()
     outcome.stderr_tail = result.stderr
     outcome.wall_seconds = round(result.duration_seconds, 3)
     outcome.timed_out = result.timed_out
-    outcome.start_error = result.start_error
+    outcome.start_error = result.start_error or confined.start_error(result.exit_code, result.stderr,
+                                                                      len(outcome.events) + outcome.malformed_lines)
+    outcome.exit_code = None if outcome.start_error else result.exit_code
     results = [e for e in outcome.events if e.get("type") == "result"]
     if results:
         outcome.result = dict(results[-1])

@@ -16,6 +16,8 @@ from instruction_gate import __version__, proc
 
 from instruction_gate.run import adapter, gates
 from instruction_gate.run.budget import Budget
+from instruction_gate.run.limits import OutputLimits, limit_reason
+from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View, fresh_dir
 from instruction_gate.suite.manifest import Manifest, Task
 from instruction_gate.rules.judge import judge_run
 from instruction_gate.rules.model import Rule
@@ -61,7 +63,7 @@ class Evaluation:
     envs: Environments
     header: dict[str, Any]
     prompts: dict[str, list[str]]
-    solutions: dict[str, Path | None]
+    solutions: dict[str, str | None]  #: task id -> reference solution text (reference adapter only)
     fixture_problems: dict[str, str]
     adapter_options: dict[str, str] = field(default_factory=dict)
     rules: dict[str, list[Rule]] = field(default_factory=dict)  #: task id -> declared policy rules
@@ -69,6 +71,11 @@ class Evaluation:
     stopping: threading.Event = field(default_factory=threading.Event)
     #: Spending caps; a run the budget refuses is not started (and not recorded).
     budget: Budget = field(default_factory=Budget)
+    #: Confines every adapter run; UNISOLATED only on the user's explicit opt-out.
+    sandbox: Sandbox = UNISOLATED
+    #: What the sandbox shows read-only besides the system: the harness and the adapter's files.
+    readable: tuple[Path, ...] = ()
+    limits: OutputLimits = field(default_factory=OutputLimits)
 
     def execute(self, specs: list[RunSpec], jobs: int) -> None:
         todo = [s for s in specs if not self.store.has(s.task.id, s.repeat, s.variant)]
@@ -115,10 +122,17 @@ class Evaluation:
             return record
         input_commit = self.stage.inputs[(task.id, spec.variant)]
         generation = slot.prepare_generation(input_commit)
-        request = self._request(spec, generation)
-        outcome = adapter.invoke(self.adapter_argv, request, self.envs.adapter, generation / task.cwd, task.timeout_seconds)
+        # A home private to this run: agent CLIs keep config, sessions and caches there.
+        home = fresh_dir(generation.parent / "home")
+        request = self._request(spec, generation, home)
+        cwd = generation / task.cwd
+        view = View((generation, home), (*self.readable, self.stage.common_dir / "objects"), cwd)
+        outcome = adapter.invoke(self.adapter_argv, request, self._private(self.envs.adapter, home), cwd,
+                                 task.timeout_seconds, self.sandbox, view, self.limits)
         classification = gates.classify(outcome, task.timeout_seconds)
-        captured = slot.capture(input_commit)
+        captured = slot.capture(input_commit, self.limits.patch_bytes)
+        if captured.over_limit and classification.valid:
+            classification = gates.Classification("agent", limit_reason("patch"))
         checks: list[dict[str, Any]] = []
         patch_applied = True
         if classification.valid:
@@ -146,6 +160,7 @@ class Evaluation:
             "instruction_sources": sorted(evidence.instruction_sources),
             "adapter_exit_code": outcome.exit_code, "adapter_stderr_tail": outcome.stderr_tail,
             "malformed_event_lines": outcome.malformed_lines, "events": outcome.events,
+            "isolation": self.sandbox.label, "event_bytes": outcome.event_bytes,
         }
         if isinstance(result.get("instruction_bytes"), dict):
             record["instruction_bytes"] = result["instruction_bytes"]
@@ -174,13 +189,21 @@ class Evaluation:
             "model_snapshot": None, "harness_version": None, "adapter_version": None, "container_digest": None,
             "gate_version": __version__, "adapter_exit_code": None, "adapter_stderr_tail": None,
             "malformed_event_lines": 0, "events": [], "started_at": started_at, "reused": False,
+            "isolation": self.sandbox.label, "event_bytes": 0,
         }
 
-    def _request(self, spec: RunSpec, generation: Path) -> dict[str, Any]:
+    def _private(self, env: dict[str, str], home: Path) -> dict[str, str]:
+        """`env` with the run's private home (and per-user directories under it)."""
+        if not self.sandbox.isolated:
+            return dict(env)
+        private = {k: v for k, v in env.items() if not k.startswith("XDG_")}
+        return {**private, "HOME": str(home), "TMPDIR": "/tmp"}
+
+    def _request(self, spec: RunSpec, generation: Path, home: Path) -> dict[str, Any]:
         task = spec.task
-        agent_env = dict(self.envs.agent)
+        agent_env = self._private(self.envs.agent, home)
         agent_env["PATH"] = adapter.child_path(agent_env)
-        solution = self.solutions.get(task.id)
+        solution = self.solutions.get(task.id) if adapter.is_reference_adapter(self.adapter_argv) else None
         turns = self.prompts[task.id]
         return {
             "schema_version": 1, "workspace": str(generation / task.cwd), "repo_root": str(generation),
@@ -188,8 +211,11 @@ class Evaluation:
             "variant": spec.variant, "repeat": spec.repeat,
             "limits": {"timeout_seconds": task.timeout_seconds, "max_tool_calls": task.max_tool_calls,
                        "max_provider_cost_usd": task.max_provider_cost_usd,
-                       "network": "deny-except-provider-proxy"},
-            "agent_env": agent_env, "reference_solution": str(solution) if solution else None,
+                       "network": self.sandbox.network if self.sandbox.isolated else "unrestricted"},
+            # The solution only ever by content, only to the offline reference agent: a path
+            # would point any agent at it.
+            "agent_env": agent_env, "reference_solution": None,
+            "reference_solution_patch": solution,
             "adapter_options": self.adapter_options,
         }
 

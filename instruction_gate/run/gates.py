@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from instruction_gate.run.adapter import AdapterOutcome
+from instruction_gate.run.limits import limit_reason
 from instruction_gate.suite.manifest import Task
 from instruction_gate.rules.legacy import evaluate_legacy
 
@@ -32,6 +33,9 @@ class Classification:
 def classify(outcome: AdapterOutcome, timeout: float) -> Classification:
     if outcome.start_error:
         return Classification("infrastructure", f"adapter could not start: {outcome.start_error}")
+    if outcome.over_limit:
+        # The agent's own output, steered by the instructions: its fault, and counted.
+        return Classification("agent", limit_reason(outcome.over_limit))
     if outcome.timed_out:
         return Classification("agent", f"timeout: no result within {timeout:g}s (process group killed)")
     result = outcome.result

@@ -9,7 +9,7 @@ at the first boundary crossing. Either way the index header records how the eval
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from instruction_gate.verdict import cost_report, hardgates, sequential
 from instruction_gate.run import reuse
 from instruction_gate.run.baseline_cache import DEFAULT_MAX_AGE_DAYS, BaselineCache
 from instruction_gate.run.budget import Budget
+from instruction_gate.run.limits import OutputLimits
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.evaluation import Evaluation, RunSpec
 from instruction_gate.verdict.pairing import pair_runs
@@ -148,6 +149,7 @@ class Controls:
     cache: BaselineCache | None = None
     fill: bool = False
     policy: Policy | None = None  #: the hard gates a sequential evaluation stops on, judged as compare will
+    limits: OutputLimits = field(default_factory=OutputLimits)  #: output limits per run (policy `limits`)
 
     def repeats(self, manifest_repeats: int, flag: int | None) -> int:
         if self.design is None:
@@ -177,7 +179,7 @@ def controls(args: Any) -> Controls:
                               "(raise --jobs) or remove `sequential` to shard")
     bound = policy.soft.get("max_success_rate_drop") or 0.0
     return Controls(Budget.from_policy(policy.budget), design, float(bound), cache, args.fill_baseline_cache,
-                    policy)
+                    policy, OutputLimits.from_policy(policy.limits))
 
 
 def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Controls,

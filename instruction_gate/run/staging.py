@@ -23,22 +23,16 @@ def build_stage(checked: Checked, temp_root: Path | None = None) -> tuple[Stage,
     return stage, problems
 
 
-def task_texts(checked: Checked, stage: Stage) -> tuple[dict[str, list[str]], dict[str, Path | None]]:
-    """Each task's prompt texts (all turns) and its reference solution written into the stage.
+def task_texts(checked: Checked, stage: Stage) -> tuple[dict[str, list[str]], dict[str, str | None]]:
+    """Each task's prompt texts (all turns) and its reference solution's text, from the base commit.
 
-    Both come from the base commit. The solution lives in the stage, outside every workspace,
-    so only the adapter that is handed its path can read it.
+    The solution is never written where a path could lead an agent to it: the runner hands it
+    by content to the offline reference adapter only.
     """
     repo, contract = checked.repo, checked.contract
     prompts = {t.id: [blob_text(repo, contract, p) for p in t.prompt_files] for t in checked.manifest.tasks}
-    solutions: dict[str, Path | None] = {}
-    for task in checked.manifest.tasks:
-        solutions[task.id] = None
-        if task.reference_solution:
-            path = stage.root / "solutions" / f"{task.id}.patch"
-            path.parent.mkdir(exist_ok=True)
-            path.write_text(blob_text(repo, contract, task.reference_solution))
-            solutions[task.id] = path
+    solutions = {t.id: blob_text(repo, contract, t.reference_solution) if t.reference_solution else None
+                 for t in checked.manifest.tasks}
     return prompts, solutions
 
 

@@ -40,6 +40,7 @@ class CapturedPatch:
     edited_files: tuple[str, ...]
     additions: int
     deletions: int
+    over_limit: bool = False  #: the changed files exceed the patch limit; `patch` is then empty
 
 
 class Stage:
@@ -233,8 +234,11 @@ class Slot:
         shutil.copyfile(self.gen_index, dot_git / "index")
         return self.generation
 
-    def capture(self, input_commit: InputCommit) -> CapturedPatch:
-        """Record the agent's work tree as a tree and a patch, using the trusted index."""
+    def capture(self, input_commit: InputCommit, max_patch_bytes: int | None = None) -> CapturedPatch:
+        """Record the agent's work tree as a tree and a patch, using the trusted index.
+
+        No patch is made when the new side of the changed files exceeds `max_patch_bytes`.
+        """
         g = self.stage.git
         g("add", "-A", "--ignore-errors", index=self.gen_index, work_tree=self.generation, check=False)
         tree = g("write-tree", index=self.gen_index, work_tree=self.generation).stdout.strip()
@@ -245,8 +249,19 @@ class Slot:
             edited.append(path)
             additions += int(added) if added.isdigit() else 0
             deletions += int(deleted) if deleted.isdigit() else 0
+        if max_patch_bytes is not None and edited and self._changed_bytes(input_commit.tree, tree) > max_patch_bytes:
+            return CapturedPatch(tree, "", tuple(edited), additions, deletions, over_limit=True)
         patch = g("diff-tree", "-p", "--binary", "--full-index", input_commit.tree, tree).stdout if edited else ""
         return CapturedPatch(tree, patch, tuple(edited), additions, deletions)
+
+    def _changed_bytes(self, old: str, new: str) -> int:
+        """Bytes of the new side of every changed file (what a binary patch must carry)."""
+        raw = git.split_z(self.stage.git("diff-tree", "-r", "-z", "--no-renames", old, new).stdout)
+        oids = [meta.split()[3] for meta in raw[0::2] if meta.startswith(":") and not meta.split()[3].strip("0") == ""]
+        if not oids:
+            return 0
+        sizes = self.stage.git("cat-file", "--batch-check=%(objectsize)", stdin="\n".join(oids) + "\n").stdout
+        return sum(int(n) for n in sizes.split() if n.isdigit())
 
     def prepare_validation(self, agent_tree: str) -> Path | None:
         """Lay the agent's tree plus the suite into the validation directory; None if it cannot."""

@@ -14,7 +14,10 @@ from instruction_gate.verdict.policy import Policy
 from instruction_gate.verdict.results import ResultSet
 from instruction_gate.rules.compare import evaluate_rule_metrics
 
-PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
+PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest",
+                     "isolation")
+#: What a run record's `isolation` says when the agent ran without a sandbox (`--unisolated`).
+UNISOLATED = "unisolated"
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,19 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
     comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found), load_problems)
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
+    mark_unisolated(comparison.decision, found)
     return comparison
+
+
+def mark_unisolated(decision: Decision, found: dict[str, dict[str, list[str]]]) -> None:
+    """Unsandboxed runs are weaker evidence: an agent could reach the checks, the suite and the
+    other arm's runs. The headline and a warning say so whenever any paired run was unisolated."""
+    arms = [arm for arm, values in found["isolation"].items() if UNISOLATED in values]
+    if not arms:
+        return
+    decision.headline = f"{decision.headline} (unisolated)"
+    decision.warnings.insert(0, f"unisolated: the {' and '.join(arms)} runs had no agent sandbox (--unisolated), "
+                                "so an agent could have read the suite, changed the checks or outlived its run")
 
 
 def as_plain(value: Any) -> Any:

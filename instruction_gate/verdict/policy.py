@@ -44,6 +44,7 @@ class Policy:
     sequential: dict[str, Any] | None = None  #: opt-in sequential repeats (evaluate), None: fixed design
     budget: dict[str, Any] = field(default_factory=dict)  #: max_agent_runs, max_provider_usd (evaluate)
     contract: dict[str, Any] = field(default_factory=lambda: _defaults("contract"))  #: mixed_changes (validate, evaluate)
+    limits: dict[str, Any] = field(default_factory=dict)  #: output limits per agent run (evaluate)
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -75,7 +76,7 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
                 sections[name][key] = {**default, **given[key]}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
-                  data.get("sequential"), data.get("budget") or {}, sections["contract"])
+                  data.get("sequential"), data.get("budget") or {}, sections["contract"], data.get("limits") or {})
 
 
 def load_policy(path: Path) -> Policy:

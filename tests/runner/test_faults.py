@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fixtures.runner_cli import evaluate, load_runs, make_adapter, records, wait_dead
+from tests.fixtures.runner_cli import evaluate, load_runs, make_adapter, records, survivors, wait_dead
 from tests.runner.suite import COMPLETED, build_suite_repo, task
 
 #: Per task id, what the adapter does; "ok" is a healthy task run after the faulty one.
@@ -29,7 +29,7 @@ BEHAVIOUR = """
         emit(type="tool", command="ls")
         sys.exit(0)
     elif tid == "hangs" and request["variant"] == "base":
-        child = subprocess.Popen(["sleep", "120"])
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", os.environ["FAULT_LOG"]])
         open(os.path.join(os.environ["FAULT_LOG"], "grandchild-" + request["variant"]), "w").write(str(child.pid))
         time.sleep(120)
 """
@@ -89,8 +89,7 @@ def test_adapter_hang_kills_the_whole_process_group(git_repo, tmp_path):
     assert run["failure_reason"] == "timeout: no result within 3s (process group killed)"
     assert run["hard_failures"][0] == "agent_not_completed"
     assert (log / "grandchild-base").exists(), "the adapter did not get far enough within the timeout"
-    assert wait_dead(int((log / "hangs-base").read_text()))
-    assert wait_dead(int((log / "grandchild-base").read_text()))
+    assert survivors(str(tmp_path)) == []  # the adapter (its path) and its grandchild (its argv)
     assert runs[("hangs", 0, "candidate")]["resolved"] is True
 
 

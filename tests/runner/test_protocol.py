@@ -80,9 +80,10 @@ def test_request_carries_turns_cwd_limits_and_options(git_repo, tmp_path):
     assert request["workspace"] == request["repo_root"] + "/src"
     assert (request["task_id"], request["variant"], request["repeat"]) == ("t1", "candidate", 0)
     assert request["limits"] == {"timeout_seconds": 7, "max_tool_calls": 4, "max_provider_cost_usd": None,
-                                 "network": "deny-except-provider-proxy"}
+                                 "network": "host"}
     assert request["adapter_options"] == {"model": "small", "effort": "low"}
-    assert request["reference_solution"] is None
+    # The task has a reference solution, but only the offline reference adapter gets it (by content).
+    assert request["reference_solution"] is None and request["reference_solution_patch"] is None
 
 
 def test_missing_adapter_command_is_a_usage_error(git_repo, tmp_path):

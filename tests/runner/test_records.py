@@ -13,7 +13,7 @@ import jsonschema
 import pytest
 
 from tests.conftest import REPO_ROOT
-from tests.fixtures.runner_cli import MANIFEST, evaluate, load_runs, make_adapter, records, wait_dead, wait_for
+from tests.fixtures.runner_cli import MANIFEST, evaluate, load_runs, make_adapter, records, survivors, wait_for
 from tests.runner.suite import build_suite_repo, load_index, task
 
 RUN_SCHEMA = json.loads((REPO_ROOT / "schemas" / "run-record.schema.json").read_text())
@@ -23,7 +23,8 @@ def counting_adapter(tmp_path, body: str = ""):
     """An adapter appending `task repeat variant pid phase` to a log at start (the invocation counter).
 
     `phase` is $RUN_PHASE, so a late line from an orphan of a killed runner is told apart."""
-    log = tmp_path / "invocations"
+    (tmp_path / "shared").mkdir(exist_ok=True)
+    log = tmp_path / "shared" / "invocations"
     adapter = make_adapter(tmp_path, f"""
         with open({str(log)!r}, "a") as handle:
             phase = os.environ.get("RUN_PHASE", "-")
@@ -84,16 +85,17 @@ def test_resume_after_sigkill_runs_only_the_missing_runs(git_repo, tmp_path):
     temp.mkdir()
     runner = subprocess.Popen([sys.executable, str(REPO_ROOT / "runner.py"), "--repo", str(git_repo.path),
                                "--manifest", MANIFEST, "--base", base, "--candidate", candidate, "--out", str(out),
-                               "--adapter", str(adapter), "--temp-dir", str(temp)],
+                               "--adapter", str(adapter), "--temp-dir", str(temp),
+                               "--sandbox-writable", str(log.parent)],
                               cwd=git_repo.path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         assert wait_for(lambda: (out / "index.json").exists() and len(load_index(out)["runs"]) >= 1, seconds=60)
     finally:
         runner.send_signal(signal.SIGKILL)
         runner.wait()
-    # SIGKILL leaves the running adapter behind (it has its own session): stop it ourselves. One the
-    # runner started just before dying may log later; its phase keeps it out of the resume's count.
-    kill_orphans(log)
+    # The sandbox dies with the runner (bwrap --die-with-parent): no adapter of the first runner
+    # can log after this.
+    assert wait_for(lambda: survivors(str(adapter)) == [], seconds=10)
     finished = set(load_runs(out))
     assert 1 <= len(finished) < 4
 
@@ -106,19 +108,7 @@ def test_resume_after_sigkill_runs_only_the_missing_runs(git_repo, tmp_path):
     assert sorted(rerun) == sorted(everything - finished)
     assert set(load_runs(out)) == everything
     assert f"[{len(finished) + 1}/4] " in result.stderr
-    kill_orphans(log)
-
-
-def kill_orphans(log) -> None:
-    """Kill the adapters of the first (killed) runner, by the pids they logged."""
-    for line in log.read_text().splitlines():
-        pid, phase = line.split()[3:]
-        if phase == "-":
-            try:
-                os.killpg(int(pid), signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            wait_dead(int(pid))
+    assert survivors(str(adapter)) == []
 
 
 def test_shards_cover_every_task_once(git_repo, tmp_path):

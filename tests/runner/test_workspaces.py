@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 from tests.conftest import REPO_ROOT
-from tests.fixtures.runner_cli import alive, evaluate, make_adapter, record, wait_dead, wait_for
+from tests.fixtures.runner_cli import alive, evaluate, make_adapter, record, survivors, wait_dead, wait_for
 from tests.runner.suite import build_suite_repo, task
 
 SOLUTION = "SOLUTION-MARKER-5f1c\n"
@@ -27,7 +27,7 @@ def suite_with_secrets(repo):
 
 def test_agent_workspace_holds_no_suite_and_no_history(git_repo, tmp_path):
     base, candidate = suite_with_secrets(git_repo)
-    dump = tmp_path / "dump"
+    dump = tmp_path / "shared"
     dump.mkdir()
     adapter = make_adapter(tmp_path, f"""
         root = request["repo_root"]
@@ -139,22 +139,22 @@ def test_no_worktree_or_temporary_directory_is_left_behind(git_repo, tmp_path):
 
 def test_sigterm_mid_run_kills_the_adapter_and_cleans_up(git_repo, tmp_path):
     base, candidate = build_suite_repo(git_repo, [task("t1")])
-    temp, pids = tmp_path / "temp", tmp_path / "pids"
+    temp, pids = tmp_path / "temp", tmp_path / "shared"
     temp.mkdir()
     pids.mkdir()
     adapter = make_adapter(tmp_path, f"""
-        child = subprocess.Popen(["sleep", "60"])
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", {str(pids)!r}])
         open(os.path.join({str(pids)!r}, "adapter"), "w").write(f"{{os.getpid()}} {{child.pid}}")
         time.sleep(60)
     """)
     before = git_repo.git("worktree", "list")
     runner = subprocess.Popen([sys.executable, str(REPO_ROOT / "runner.py"), "--repo", str(git_repo.path),
                                "--manifest", "evals/manifest.json", "--base", base, "--candidate", candidate,
-                               "--out", str(tmp_path / "out"), "--adapter", str(adapter), "--temp-dir", str(temp)],
+                               "--out", str(tmp_path / "out"), "--adapter", str(adapter), "--temp-dir", str(temp),
+                               "--sandbox-writable", str(pids)],
                               cwd=git_repo.path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         assert wait_for(lambda: (pids / "adapter").exists() and (pids / "adapter").read_text().count(" ") == 1)
-        adapter_pid, sleeper_pid = map(int, (pids / "adapter").read_text().split())
         runner.send_signal(signal.SIGTERM)
         _, stderr = runner.communicate(timeout=30)
     finally:
@@ -162,7 +162,7 @@ def test_sigterm_mid_run_kills_the_adapter_and_cleans_up(git_repo, tmp_path):
             runner.kill()
     assert runner.returncode == 3, stderr
     assert "interrupted" in stderr
-    assert wait_dead(adapter_pid) and wait_dead(sleeper_pid)
+    assert wait_for(lambda: survivors(str(tmp_path)) == [], seconds=5)  # the adapter and its sleeper
     assert list(temp.iterdir()) == []
     assert git_repo.git("worktree", "list") == before
     # The interrupted run is no evidence about the instructions: it must not be recorded as finished.

@@ -1,0 +1,64 @@
+"""What a run's sandbox shows read-only besides the system: the harness, the adapter's files,
+agent CLIs on PATH, and what the user adds with --sandbox-readable."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import instruction_gate
+from instruction_gate.run.sandbox import SYSTEM_PATHS
+
+
+def harness_paths() -> tuple[Path, ...]:
+    """What the harness's own Python needs: its interpreter prefixes and the package."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent,
+             Path(instruction_gate.__file__).resolve().parent}
+    return tuple(sorted(p for p in paths if p.exists()))
+
+
+def search_paths(path_variable: str, protected: Sequence[Path]) -> tuple[Path, ...]:
+    """PATH directories outside the system, so agent CLIs installed there (npm, pipx) start.
+
+    A `node_modules/.bin` brings its whole `node_modules` (its entries are links into it). A
+    directory holding any `protected` path (the checkout, the suite) is left out: it would
+    show the agent what the sandbox hides.
+    """
+    found: set[Path] = set()
+    for entry in path_variable.split(os.pathsep):
+        if not os.path.isabs(entry) or not os.path.isdir(entry):
+            continue
+        path = Path(entry).resolve()
+        if path.name == ".bin" and path.parent.name == "node_modules":
+            path = path.parent
+        if path.parts[:2] in {("/", top.strip("/")) for top in SYSTEM_PATHS} or path == Path("/"):
+            continue  # already visible
+        if not any(p.resolve().is_relative_to(path) for p in protected):
+            found.add(path)
+    return tuple(sorted(found))
+
+
+def run_paths(args, argv: Sequence[str], options: Iterable[str], path_variable: str,
+              protected: Sequence[Path]) -> tuple[Path, ...]:
+    """Everything an evaluation's runs see read-only besides the system and their workspace."""
+    return (harness_paths() + adapter_paths(argv, options) + search_paths(path_variable, protected)
+            + tuple(Path(p).resolve() for p in args.sandbox_readable))
+
+
+def adapter_paths(argv: Sequence[str], options: Iterable[str] = ()) -> tuple[Path, ...]:
+    """Absolute paths the trusted adapter configuration names, read-only in the sandbox.
+
+    Files only, plus the `instruction_gate` package beside an `adapters/` script, so a harness
+    vendored in the suite's own directory does not expose the suite next to it.
+    """
+    found: set[Path] = set()
+    for value in [*argv, *options]:
+        if not os.path.isabs(value) or not os.path.exists(value):
+            continue
+        path = Path(value).resolve()
+        found.add(path)
+        if path.is_file() and path.parent.name == "adapters" and (path.parent.parent / "instruction_gate").is_dir():
+            found.add(path.parent.parent / "instruction_gate")
+    return tuple(sorted(found))
