@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,8 @@ class Policy:
     source: str  #: file name, for messages
     sequential: dict[str, Any] | None = None  #: opt-in sequential repeats (evaluate), None: fixed design
     budget: dict[str, Any] = field(default_factory=dict)  #: max_agent_runs, max_provider_usd (evaluate)
+    #: min_resolved_tasks, min_resolved_share, warn_resolved_share, environment signatures (check_health)
+    evidence: dict[str, Any] = field(default_factory=lambda: _defaults("evidence"))
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -66,11 +69,25 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     if problems:
         raise ConfigError(f"{label}: invalid policy", problems)
     sections = {}
-    for name in ("hard", "soft", "statistics"):
+    for name in ("hard", "soft", "statistics", "evidence"):
         sections[name] = {**_defaults(name), **data.get(name, {})}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
+    bad = [f"{label}::$.evidence.environment_signatures[{i}].pattern: not a valid regular expression ({exc})"
+           for i, exc in _regex_errors(sections["evidence"]["environment_signatures"])]
+    if bad:
+        raise ConfigError(f"{label}: invalid policy", bad)
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
-                  data.get("sequential"), data.get("budget") or {})
+                  data.get("sequential"), data.get("budget") or {}, sections["evidence"])
+
+
+def _regex_errors(items: list[dict[str, str]]) -> list[tuple[int, re.error]]:
+    found = []
+    for position, item in enumerate(items):
+        try:
+            re.compile(item["pattern"])
+        except re.error as exc:
+            found.append((position, exc))
+    return found
 
 
 def load_policy(path: Path) -> Policy:
