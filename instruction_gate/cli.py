@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "lint": ("instruction_gate.commands.lint", "static lint of instruction files (no agent)"),
     "mutate": ("instruction_gate.commands.mutate", "mutation-test the suite against broken instructions"),
     "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
+    "validate-tasks": ("instruction_gate.commands.validate_tasks",
+                       "run each task's checks before and after its reference solution (no agent)"),
     "changes": ("instruction_gate.commands.changes", "list the instruction files a candidate changes (CI relevance check)"),
 }
 

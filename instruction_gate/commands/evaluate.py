@@ -18,7 +18,7 @@ from pathlib import Path
 
 from instruction_gate import __version__
 
-from instruction_gate.run import evaluation, rounds
+from instruction_gate.run import check_env, evaluation, rounds
 from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
@@ -41,6 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", default="1/1", help="K/N: evaluate the K-th of N deterministic task shards")
     parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
+    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
+                        help="the project's environment (a virtualenv or prefix with bin/) for checks and the "
+                             "agent's commands; default: the harness interpreter's")
     rounds.add_arguments(parser)
 
 
@@ -87,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn)
     manifest, contract = checked.manifest, checked.contract
+    env_dir = check_env.checked_env_dir(args.check_env_dir)
+    check_env.refuse_bad_settings(manifest, env_dir, contract.changed_instruction_paths)
     declared_rules = compile_checked(checked)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:
@@ -112,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         prompts, solutions = task_texts(checked, stage)
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
-                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget)
+                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
+                                    check_env_dir=env_dir)
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
         rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))

@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from instruction_gate.run import check_env
 from instruction_gate.suite.prepare import check_all
 from instruction_gate.suite.prepare import compile_checked
 
@@ -24,6 +25,7 @@ def warn(message: str) -> None:
 def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, warn=warn)
     compile_checked(checked)  # custom rules load and pass their authored cases
+    check_env.refuse_bad_settings(checked.manifest, None, checked.contract.changed_instruction_paths, env_dir_known=False)
     c = checked.contract
     print(f"static contract ok: {len(checked.manifest.tasks)} tasks; candidate {c.candidate_sha[:12]} changes "
           f"{', '.join(c.changed_instruction_paths)} (merge base {c.merge_base_sha[:12]})", file=sys.stderr)
