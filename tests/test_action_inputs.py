@@ -27,7 +27,7 @@ def run_inputs_step(tmp_path: Path, **env: str) -> tuple[int, str, dict[str, str
     values = {"MODE": "all", "SETUP_PYTHON": "true", "REPOSITORY": ".", "OUTPUT_DIR": "out", "JOBS": "1",
               "REPEATS": "", "SHARD": "", "BASE_SHA": BASE, "HEAD_SHA": HEAD, "REUSE_BASE_RUNS": "false",
               "CACHE_BACKEND": "actions-cache", "CACHE_DIR": "", "MAX_MUTANTS": "", "MIN_SCORE": "",
-              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40}
+              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40, "CHECK_ENV_DIR": ""}
     values.update(env)
     output = tmp_path / "github-output"
     output.touch()
@@ -86,7 +86,7 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate or baseline, got 'bisect'"),
+    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, baseline or validate-tasks, got 'bisect'"),
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),
     ({"REUSE_BASE_RUNS": "true", "CACHE_BACKEND": "directory"}, "baseline-cache-dir: required with baseline-cache-backend 'directory'"),
@@ -105,3 +105,16 @@ def test_bad_inputs_name_the_input(tmp_path, env, message):
 @pytest.mark.parametrize("score", ["0", "0.8", "1", "1.0"])
 def test_fractions_are_accepted_as_minimum_scores(tmp_path, score):
     assert run_inputs_step(tmp_path, MODE="mutate", MIN_SCORE=score)[0] == 0
+
+
+def test_check_env_dir_must_be_an_environment_with_bin(tmp_path):
+    code, stdout, outputs = run_inputs_step(tmp_path, CHECK_ENV_DIR="missing-venv")
+    assert code == 2 and "check-env-dir: 'missing-venv' is not a directory with a bin/ inside" in stdout
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    code, _, outputs = run_inputs_step(tmp_path, CHECK_ENV_DIR=".venv")
+    assert code == 0 and outputs["check-env-dir"] == str((tmp_path / ".venv").resolve())
+
+
+def test_validate_tasks_mode_uses_the_base_commit_only(tmp_path):
+    code, _, outputs = run_inputs_step(tmp_path, MODE="validate-tasks", HEAD_SHA="", EVENT_NAME="push")
+    assert code == 0 and outputs["head-sha"] == BASE

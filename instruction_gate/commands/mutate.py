@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from instruction_gate.run import check_env
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
 from instruction_gate.run.adapter import checked_adapter_command
@@ -68,6 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, help="override the manifest's repeats")
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
+    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
+                        help="the project's environment for checks and the agent's commands (as for evaluate)")
 
 
 def _truncate_at(value: str | None) -> int | None:
@@ -145,7 +148,8 @@ def run(args: argparse.Namespace) -> int:
         if not_applicable(per_operator):
             print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
-                             repeats, args.jobs, options, args.temp_dir, args.tasks)
+                             repeats, args.jobs, options, args.temp_dir, args.tasks,
+                             check_env_dir=check_env.checked_env_dir(args.check_env_dir))
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         control_dir = args.out / "control"

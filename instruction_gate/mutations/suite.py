@@ -33,6 +33,7 @@ class SuiteRunner:
     temp_root: Path | None = None
     task_ids: list[str] | None = None  #: only these tasks (None: all)
     executed: int = 0  #: agent runs actually started, over every call
+    check_env_dir: Path | None = None  #: the project's environment for checks and the agent's commands
 
     @property
     def tasks(self) -> list:
@@ -55,7 +56,8 @@ class SuiteRunner:
         try:
             prompts, solutions = task_texts(checked, stage)
             evaluation.Evaluation(stage, store, self.adapter_argv, self.envs, header, prompts, solutions,
-                                  fixture_problems, self.adapter_options).execute(specs, self.jobs)
+                                  fixture_problems, self.adapter_options,
+                                  check_env_dir=self.check_env_dir).execute(specs, self.jobs)
         finally:
             stage.close()
         self.executed += len(specs)
