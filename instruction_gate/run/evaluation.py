@@ -19,6 +19,7 @@ from instruction_gate.run.budget import Budget
 from instruction_gate.suite.manifest import Manifest, Task
 from instruction_gate.rules.judge import judge_run
 from instruction_gate.rules.model import Rule
+from instruction_gate.run.rule_sources import rule_sources
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments
 from instruction_gate.run.workspace import Slot, Stage
@@ -144,6 +145,7 @@ class Evaluation:
             "diff_files": len(captured.edited_files), "diff_additions": captured.additions,
             "diff_deletions": captured.deletions,
             "instruction_sources": sorted(evidence.instruction_sources),
+            "rule_sources": rule_sources(task, self.stage.instruction_texts.get(spec.variant, {})),
             "adapter_exit_code": outcome.exit_code, "adapter_stderr_tail": outcome.stderr_tail,
             "malformed_event_lines": outcome.malformed_lines, "events": outcome.events,
         }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from instruction_gate.run.rule_sources import instruction_texts
 from instruction_gate.run.workspace import Stage
 from instruction_gate.suite.prepare import Checked, blob_text, hidden_paths
 
@@ -15,6 +16,7 @@ def build_stage(checked: Checked, temp_root: Path | None = None) -> tuple[Stage,
         fixtures = {t.id: blob_text(checked.repo, checked.contract, t.fixture_patch) if t.fixture_patch else None
                     for t in checked.manifest.tasks}
         problems = stage.build(checked.contract, hidden_paths(checked), fixtures)
+        stage.instruction_texts = instruction_texts(checked.repo, checked.contract)
     except BaseException:
         stage.close()
         raise
