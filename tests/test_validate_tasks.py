@@ -111,3 +111,17 @@ def test_unknown_task_and_missing_env_dir_are_usage_errors(git_repo, tmp_path, c
     code, _, output = _validate(git_repo, capsys, "--check-env-dir", str(tmp_path / "absent"))
     assert code == 2 and f"--check-env-dir: {tmp_path / 'absent'}: no such directory" in output
     assert not Path(git_repo.path.parent / "validation.json").exists()
+
+
+def test_the_import_probe_hands_over_to_the_projects_own_sitecustomize(tmp_path):
+    from instruction_gate.run.import_probe import ImportProbe
+
+    probe = ImportProbe(tmp_path)
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "sitecustomize.py").write_text("print('project sitecustomize ran')\n")
+    for python_path in (None, str(own)):
+        env = {"PATH": "/usr/bin:/bin", **probe.environment(tmp_path / "ws", ".", python_path)}
+        done = subprocess.run([sys.executable, "-c", "print('check ran')"], env=env, capture_output=True, text=True)
+        assert done.returncode == 0 and "Error in sitecustomize" not in done.stderr, done.stderr
+        assert ("project sitecustomize ran" in done.stdout) == (python_path is not None)

@@ -38,11 +38,13 @@ def _instruction_gate_probe():
 atexit.register(_instruction_gate_probe)
 _here = os.path.dirname(os.path.abspath(__file__))
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != _here]
-sys.modules.pop("sitecustomize", None)
+_probe = sys.modules.pop("sitecustomize", None)
 try:
     import sitecustomize  # the project's own, if it has one
 except ImportError:
-    pass
+    # The import machinery looks this module up again once it has run: put it back.
+    if _probe is not None:
+        sys.modules["sitecustomize"] = _probe
 '''
 
 
