@@ -118,3 +118,9 @@ def test_a_bad_signature_pattern_names_the_field(tmp_path, capsys):
     assert code == 2
     assert "policy.json::$.evidence.environment_signatures[0].pattern: not a valid regular expression" in \
         capsys.readouterr().err
+
+
+def test_negative_controls_do_not_make_a_suite_look_healthy(tmp_path):
+    controls = outcome_runs({"c0": [(True, True)], "c1": [(True, True)]}, checks_pass_at_start=True)
+    code, summary, _ = compare(tmp_path, index(controls + outcome_runs({"t0": [(False, False)]})), policy())
+    assert code == 3 and "only 0 of 1 task(s) resolved in any base run" in summary["headline"]

@@ -25,8 +25,9 @@ def checked_env_dir(value: Path | None, flag: str = "--check-env-dir") -> Path |
         return None
     path = value.expanduser().absolute()
     if not path.is_dir():
-        raise ConfigError(f"{flag}: {value}: no such directory; prepare the project's environment in an "
-                          "earlier step (e.g. `uv sync --frozen`) and name its directory")
+        what = "is not a directory" if path.exists() else "no such directory"
+        raise ConfigError(f"{flag}: {value}: {what}; prepare the project's environment in an earlier step "
+                          "(e.g. `uv sync --frozen --no-install-project`) and name its directory")
     if not (path / "bin").is_dir():
         raise ConfigError(f"{flag}: {value}: has no bin/ directory; name a virtualenv or an install prefix")
     return path

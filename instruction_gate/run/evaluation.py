@@ -176,6 +176,7 @@ class Evaluation:
             "model_snapshot": None, "harness_version": None, "adapter_version": None, "container_digest": None,
             "gate_version": __version__, "adapter_exit_code": None, "adapter_stderr_tail": None,
             "malformed_event_lines": 0, "events": [], "started_at": started_at, "reused": False,
+            "checks_pass_at_start": spec.task.checks_pass_at_start,
         }
 
     def _request(self, spec: RunSpec, generation: Path) -> dict[str, Any]:

@@ -103,15 +103,18 @@ def reclassify(results: ResultSet, policy: Policy) -> tuple[ResultSet, list[Envi
 class Resolution:
     """Which tasks any run resolved, over valid runs."""
 
-    tasks: tuple[str, ...]  #: tasks with at least one valid base run
+    tasks: tuple[str, ...]  #: tasks with at least one valid base run, negative controls left out
     base_resolved: tuple[str, ...]  #: resolved in at least one valid base run
     never_resolved: tuple[str, ...]  #: resolved in no valid run of either arm
 
 
 def resolution(results: ResultSet) -> Resolution:
+    """Negative controls (`checks_pass_at_start`) resolve by construction: they count toward neither
+    side of the share, so they cannot make a suite whose other checks never pass look healthy."""
     valid = [r for r in results.runs.values() if r.get("valid", True) is True]
-    tasks = sorted({str(r["task_id"]) for r in valid if r.get("variant") == "base"})
-    base = sorted({str(r["task_id"]) for r in valid if r.get("variant") == "base" and r.get("resolved")})
+    measured = [r for r in valid if r.get("variant") == "base" and not r.get("checks_pass_at_start")]
+    tasks = sorted({str(r["task_id"]) for r in measured})
+    base = sorted({str(r["task_id"]) for r in measured if r.get("resolved")})
     anywhere = {str(r["task_id"]) for r in valid if r.get("resolved")}
     never = sorted({str(r["task_id"]) for r in valid} - anywhere)
     return Resolution(tuple(tasks), tuple(base), tuple(never))
