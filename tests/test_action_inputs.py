@@ -118,3 +118,39 @@ def test_check_env_dir_must_be_an_environment_with_bin(tmp_path):
 def test_validate_tasks_mode_uses_the_base_commit_only(tmp_path):
     code, _, outputs = run_inputs_step(tmp_path, MODE="validate-tasks", HEAD_SHA="", EVENT_NAME="push")
     assert code == 0 and outputs["head-sha"] == BASE
+
+
+FAKE_PYTHON = """#!/bin/bash
+# A stand-in interpreter: `-m venv DIR` copies itself to DIR/bin/python; pip keeps its state in $STATE.
+if [[ "$1 $2" == "-m venv" ]]; then mkdir -p "$3/bin"; cp "$0" "$3/bin/python"; exit 0; fi
+if [[ "$3" == freeze ]]; then cat "$STATE"; exit 0; fi
+for arg in "$@"; do
+  case "$arg" in
+    */requirements-action.txt) printf 'pytest==9.2.0\\nnumpy==2.3.0\\n' > "$STATE";;
+    */extra.txt) while read -r line; do  # pip replaces a package's version, or adds the package
+        { grep -v "^${line%%==*}==" "$STATE" || true; echo "$line"; } > "$STATE.new"; mv "$STATE.new" "$STATE"
+      done < "$arg";;
+  esac
+done
+"""
+
+
+def _install_step() -> dict:
+    steps = yaml.safe_load((REPO_ROOT / "action.yml").read_text())["runs"]["steps"]
+    return next(step for step in steps if step.get("name") == "Install the action's pinned dependencies")
+
+
+@pytest.mark.parametrize("extra, code", [("httpx==0.28.1\n", 0), ("pytest==8.4.2\n", 2)])
+def test_extra_requirements_may_add_packages_but_never_replace_a_pinned_one(tmp_path, extra, code):
+    fake = tmp_path / "python"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    (tmp_path / "extra.txt").write_text(extra)
+    state = tmp_path / "state"
+    done = subprocess.run(["bash", "-e", "-c", _install_step()["run"]], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "RUNNER_TEMP": str(tmp_path), "ACTION_PATH": str(REPO_ROOT),
+                               "BASE_PYTHON": str(fake), "EXTRA_REQUIREMENTS": "extra.txt",
+                               "REPOSITORY": str(tmp_path), "STATE": str(state)})
+    assert done.returncode == code, done.stderr
+    if code:
+        assert "extra-requirements: replaced the action's pinned packages (pytest==9.2.0)" in done.stdout
