@@ -18,6 +18,7 @@ import re
 import sys
 from pathlib import Path
 
+from instruction_gate import globs
 from instruction_gate.run import check_env
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
@@ -134,6 +135,9 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
     policy = _policy(args)
+    env_dir = check_env.checked_env_dir(args.check_env_dir)
+    # Mutants change instruction files only; the settings must work whichever file a mutant edits.
+    check_env.refuse_bad_settings(manifest, env_dir, tuple(globs.filter_paths(read_tree(repo, base_sha), manifest.instruction_paths)))
     patches = args.patches if args.patches is not None else sorted((args.manifest.parent / "mutations").glob("*.patch"))
     options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
     repeats = args.repeats or manifest.repeats
@@ -149,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks,
-                             check_env_dir=check_env.checked_env_dir(args.check_env_dir))
+                             check_env_dir=env_dir)
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         control_dir = args.out / "control"
