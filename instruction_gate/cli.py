@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
     "doctor": ("instruction_gate.commands.doctor", "check that an adapter understands the installed agent CLI "
                                                    "(scripted loopback provider, no model, no key)"),
+    "validate-tasks": ("instruction_gate.commands.validate_tasks",
+                       "run each task's checks before and after its reference solution (no agent)"),
     "changes": ("instruction_gate.commands.changes", "list the instruction files a candidate changes (CI relevance check)"),
     "backtest": ("instruction_gate.commands.backtest", "replay a repository's instruction history through the gate"),
     "explain": ("instruction_gate.commands.explain", "show the instruction files each agent loads and the directives understood"),

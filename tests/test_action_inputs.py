@@ -27,7 +27,7 @@ def run_inputs_step(tmp_path: Path, **env: str) -> tuple[int, str, dict[str, str
     values = {"MODE": "all", "SETUP_PYTHON": "true", "SANDBOX": "bwrap", "REPOSITORY": ".", "OUTPUT_DIR": "out", "JOBS": "1",
               "REPEATS": "", "SHARD": "", "BASE_SHA": BASE, "HEAD_SHA": HEAD, "REUSE_BASE_RUNS": "false",
               "CACHE_BACKEND": "actions-cache", "CACHE_DIR": "", "MAX_MUTANTS": "", "MIN_SCORE": "",
-              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40}
+              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40, "CHECK_ENV_DIR": ""}
     values.update(env)
     output = tmp_path / "github-output"
     output.touch()
@@ -86,7 +86,7 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate or baseline, got 'bisect'"),
+    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, baseline or validate-tasks, got 'bisect'"),
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),
     ({"SANDBOX": "docker"}, "sandbox: expected bwrap or none, got 'docker'"),
@@ -107,3 +107,52 @@ def test_bad_inputs_name_the_input(tmp_path, env, message):
 @pytest.mark.parametrize("score", ["0", "0.8", "1", "1.0"])
 def test_fractions_are_accepted_as_minimum_scores(tmp_path, score):
     assert run_inputs_step(tmp_path, MODE="mutate", MIN_SCORE=score)[0] == 0
+
+
+def test_check_env_dir_must_be_an_environment_with_bin(tmp_path):
+    code, stdout, outputs = run_inputs_step(tmp_path, CHECK_ENV_DIR="missing-venv")
+    assert code == 2 and "check-env-dir: 'missing-venv' is not a directory with a bin/ inside" in stdout
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    code, _, outputs = run_inputs_step(tmp_path, CHECK_ENV_DIR=".venv")
+    assert code == 0 and outputs["check-env-dir"] == str((tmp_path / ".venv").resolve())
+
+
+def test_validate_tasks_mode_uses_the_base_commit_only(tmp_path):
+    code, _, outputs = run_inputs_step(tmp_path, MODE="validate-tasks", HEAD_SHA="", EVENT_NAME="push")
+    assert code == 0 and outputs["head-sha"] == BASE
+
+
+FAKE_PYTHON = """#!/bin/bash
+# A stand-in interpreter: `-m venv DIR` copies itself to DIR/bin/python; pip keeps its state in $STATE.
+if [[ "$1 $2" == "-m venv" ]]; then mkdir -p "$3/bin"; cp "$0" "$3/bin/python"; exit 0; fi
+if [[ "$3" == freeze ]]; then cat "$STATE"; exit 0; fi
+for arg in "$@"; do
+  case "$arg" in
+    */requirements-action.txt) printf 'pytest==9.2.0\\nnumpy==2.3.0\\n' > "$STATE";;
+    */extra.txt) while read -r line; do  # pip replaces a package's version, or adds the package
+        { grep -v "^${line%%==*}==" "$STATE" || true; echo "$line"; } > "$STATE.new"; mv "$STATE.new" "$STATE"
+      done < "$arg";;
+  esac
+done
+"""
+
+
+def _install_step() -> dict:
+    steps = yaml.safe_load((REPO_ROOT / "action.yml").read_text())["runs"]["steps"]
+    return next(step for step in steps if step.get("name") == "Install the action's pinned dependencies")
+
+
+@pytest.mark.parametrize("extra, code", [("httpx==0.28.1\n", 0), ("pytest==8.4.2\n", 2)])
+def test_extra_requirements_may_add_packages_but_never_replace_a_pinned_one(tmp_path, extra, code):
+    fake = tmp_path / "python"
+    fake.write_text(FAKE_PYTHON)
+    fake.chmod(0o755)
+    (tmp_path / "extra.txt").write_text(extra)
+    state = tmp_path / "state"
+    done = subprocess.run(["bash", "-e", "-c", _install_step()["run"]], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": "/usr/bin:/bin", "RUNNER_TEMP": str(tmp_path), "ACTION_PATH": str(REPO_ROOT),
+                               "BASE_PYTHON": str(fake), "EXTRA_REQUIREMENTS": "extra.txt",
+                               "REPOSITORY": str(tmp_path), "STATE": str(state)})
+    assert done.returncode == code, done.stderr
+    if code:
+        assert "extra-requirements: replaced the action's pinned packages (pytest==9.2.0)" in done.stdout

@@ -139,3 +139,21 @@ def test_refused_inputs_are_a_configuration_error_not_a_missing_stage(tmp_path):
     code, outputs, _ = _run(tmp_path, {"MODE": "baseline", "OUTPUT_DIR": str(tmp_path), "INPUTS_EXIT": "2"})
     assert (code, outputs["verdict"]) == (2, "error")
     assert "inputs were refused" in outputs["exit-reason"]
+
+
+@pytest.mark.parametrize("tasks_exit, verdict", [("0", "pass"), ("1", "fail"), ("2", "error")])
+def test_validate_tasks_mode_names_the_tasks_that_are_not_valid(tmp_path, tasks_exit, verdict):
+    rows = [{"task_id": "fix", "status": "valid"}, {"task_id": "typo", "status": "vacuous"},
+            {"task_id": "deps", "status": "broken"}]
+    (tmp_path / "task-validation.json").write_text(json.dumps({"tasks": rows}))
+    code, outputs, _ = _run(tmp_path, {"MODE": "validate-tasks", "OUTPUT_DIR": str(tmp_path), "TASKS_EXIT": tasks_exit})
+    assert code == int(tasks_exit) and outputs["verdict"] == verdict
+    assert outputs["summary-path"] == str(tmp_path / "task-validation.md")
+    if tasks_exit == "1":
+        assert json.loads(outputs["failing-tasks"]) == ["deps", "typo"]
+        assert outputs["exit-reason"] == "task validation: 2 task(s) not valid: deps, typo"
+
+
+def test_validate_tasks_mode_that_never_ran_is_an_error(tmp_path):
+    code, outputs, _ = _run(tmp_path, {"MODE": "validate-tasks", "OUTPUT_DIR": str(tmp_path)})
+    assert code == 3 and outputs["exit-reason"].startswith("task validation did not run")

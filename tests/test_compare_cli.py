@@ -62,7 +62,8 @@ def test_aa_noise_is_inconclusive_and_policy_decides_the_exit_code(tmp_path, on_
     assert got == code and summary["verdict"] == "inconclusive"
     assert resolved["estimate"] == 0.0
     assert resolved["low"] == pytest.approx(-half) and resolved["high"] == pytest.approx(half)
-    assert bool(summary["warnings"]) == (on_inconclusive == "warn")
+    assert any("inconclusive" in w for w in summary["warnings"]) == (on_inconclusive == "warn")
+    assert any("resolved in no run of either arm: t3, t7" in w for w in summary["warnings"])
 
 
 def test_cost_ratio_fails_when_the_whole_interval_is_above_the_bound(tmp_path):

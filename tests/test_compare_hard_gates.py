@@ -115,9 +115,10 @@ def test_a_one_off_regression_does_not_block_when_the_policy_needs_two(tmp_path)
     assert code == 0 and summary["verdict"] == "pass"
     assert summary["hard_failures"][0] == {"task_id": "t1", "repeat": 1, "variant": "candidate",
                                                "category": "required_command_missing", "status": "new",
-                                               "blocking": False, "evidence": "pytest", "occurrences": 1, "needed": 2}
+                                               "blocking": False, "evidence": "pytest: no command ran", "occurrences": 1,
+                                               "needed": 2}
     assert "seen in 1 repeat(s) of the task, policy needs 2" in summary["warnings"][0]
-    assert "| new | no (1 of 2) | pytest |" in markdown and "`hard.min_reproductions`" in markdown
+    assert "| new | no (1 of 2) | pytest: no command ran |" in markdown and "`hard.min_reproductions`" in markdown
 
 
 def test_a_regression_seen_in_enough_repeats_blocks(tmp_path):
@@ -148,3 +149,33 @@ def test_bad_reproduction_settings_are_refused(hard):
     from instruction_gate.errors import ConfigError
     with pytest.raises(ConfigError):
         policy_from_dict(policy(hard=hard))
+
+
+def _tool(command):
+    return {"type": "tool", "command": command, "exit_code": 0}
+
+
+def test_evidence_names_closest_commands_the_instruction_line_and_the_check_output(tmp_path):
+    runs = outcome_runs({"t0": [(True, True)], "t1": [(True, False)], "t2": [(True, True)]})
+    by_key = {(r["task_id"], r["variant"]): r for r in runs}
+    by_key[("t0", "base")].update(rule_sources={"pytest": "AGENTS.md:3"})
+    by_key[("t0", "candidate")].update(
+        hard_failures=["required_command_missing"], missing_commands=["pytest"], rule_sources={},
+        events=[_tool("ls src"), _tool("python -m unittest -q"), _tool("cat AGENTS.md")])
+    by_key[("t1", "candidate")].update(hard_failures=["required_check_failed"], checks=[
+        {"argv": ["python", "-m", "pytest", "-q"], "exit_code": 1, "timed_out": False, "duration_seconds": 1,
+         "stdout_tail": "F.\n>       assert total == 12\nE       assert 11 == 12\n1 failed, 1 passed in 0.1s\n",
+         "stderr_tail": ""}])
+    by_key[("t2", "candidate")].update(hard_failures=["forbidden_command_observed"], forbidden_commands=["git push"],
+                                       rule_sources={"git push": "services/AGENTS.override.md:7"},
+                                       events=[_tool("git status"), _tool("git push --force origin main")])
+    code, summary, markdown = compare(tmp_path, index(runs), policy())
+    found = {f["category"]: f["evidence"] for f in summary["hard_failures"]}
+    assert found["required_command_missing"] == (
+        "pytest: not run; closest: `python -m unittest -q`, `ls src` "
+        "(rule: AGENTS.md:3 in the base instructions; no line of this run's states it)")
+    assert found["required_check_failed"] == (
+        "python -m pytest -q (exit 1): >       assert total == 12 ⏎ E       assert 11 == 12 ⏎ 1 failed, 1 passed in 0.1s")
+    assert found["forbidden_command_observed"] == (
+        "git push: ran `git push --force origin main` (rule: services/AGENTS.override.md:7)")
+    assert code == 1 and "| **yes** | pytest: not run; closest:" in markdown

@@ -69,3 +69,14 @@ def test_power_note_assumes_worst_case_spread_when_observed_is_zero():
     note = stats.power_note(0.0, 10, 2, 0.1, 0.95, 0.8, 0.05)
     assert note.spread_assumed and note.spread == pytest.approx(0.5)
     assert note.tasks_needed is None  # a target inside the bound can never fail the gate
+
+
+def test_a_ratio_interval_too_wide_for_exp_is_unbounded_not_a_crash():
+    import numpy as np
+
+    from instruction_gate.verdict.metrics import METRICS, evaluate_metric
+
+    wall = next(spec for spec in METRICS if spec.name == "wall_seconds")
+    base, candidate = np.array([1.0, 1.0]), np.array([1e-2, 1e300])
+    result, _ = evaluate_metric(wall, base, candidate, np.array([0, 1]), 2, 1.5, 0.999999)
+    assert result.high is None and result.verdict == "inconclusive"

@@ -79,6 +79,18 @@ def test_bad_inputs_exit_2(git_repo, tmp_path):
     assert main([*common, "--base", base, "--tasks", "nope"]) == 2
     missing_adapter = [*common[:-1], str(tmp_path / "no-such-adapter"), "--base", base]
     assert main(missing_adapter) == 2 and not (tmp_path / "o" / "control").exists()  # refused before any run
+    assert main([*common, "--base", base, "--check-env-dir", str(tmp_path / "no-env")]) == 2
+    assert not (tmp_path / "o" / "control").exists()
+
+
+def test_a_path_entry_holding_an_instruction_file_is_refused_before_any_mutant_runs(git_repo, tmp_path, capsys):
+    base, manifest, adapter = small_suite(git_repo, tmp_path)
+    data = json.loads(manifest.read_text())
+    data["defaults"] = {"check_path": ["."]}
+    manifest.write_text(json.dumps(data))
+    code = main(["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
+                 "--out", str(tmp_path / "o"), "--adapter", adapter])
+    assert code == 2 and "$.defaults.check_path[0]: '.' holds AGENTS.md" in capsys.readouterr().err
 
 
 def test_markdown_names_what_survives():

@@ -90,7 +90,8 @@ def test_base_branch_jobs_never_run_for_a_pull_request():
     jobs = workflow["jobs"]
     modes = {name: [s["with"]["mode"] for s in job["steps"] if s.get("uses") == "./evals/instructions"]
              for name, job in jobs.items()}
-    assert modes == {"baseline": ["baseline"], "mutation": ["mutate"], "doctor": []}
+    assert modes == {"tasks": ["validate-tasks"], "baseline": ["baseline"], "mutation": ["mutate"], "doctor": []}
+    assert "environment" not in jobs["tasks"]  # no agent, no secret
     assert jobs["baseline"]["if"] == "github.event_name == 'push'"
     assert "pull_request" not in jobs["mutation"]["if"] and "pull_request" not in jobs["doctor"]["if"]
     # The drift check runs the newest CLI against a loopback provider: no environment, no secret.

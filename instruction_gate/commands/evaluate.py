@@ -18,7 +18,7 @@ from pathlib import Path
 
 from instruction_gate import __version__
 
-from instruction_gate.run import evaluation, rounds, sandbox, sandbox_paths
+from instruction_gate.run import check_env, evaluation, rounds, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", default="1/1", help="K/N: evaluate the K-th of N deterministic task shards")
     parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
+    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
+                        help="the project's environment (a virtualenv or prefix with bin/) for checks and the "
+                             "agent's commands; default: the harness interpreter's")
     rounds.add_arguments(parser)
     sandbox.add_arguments(parser)
 
@@ -108,7 +111,12 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn, mixed_changes=validate.mixed_changes(args))
     manifest, contract = checked.manifest, checked.contract
-    unavailable = unavailable_check_programs(manifest, str(args.manifest), envs.agent)
+    env_dir = check_env.checked_env_dir(args.check_env_dir)
+    check_env.refuse_bad_settings(manifest, env_dir, contract.changed_instruction_paths)
+    check_path_env = dict(envs.agent)
+    if env_dir is not None:  # checks find their programs in the project's environment first
+        check_path_env["PATH"] = f"{env_dir / 'bin'}{os.pathsep}{check_path_env.get('PATH', '')}"
+    unavailable = unavailable_check_programs(manifest, str(args.manifest), check_path_env)
     if unavailable:
         raise ConfigError(f"{args.manifest}: check programs that cannot start (every run of both arms would fail)",
                           unavailable)
@@ -148,7 +156,9 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
                                     sandbox=confinement, limits=chosen.limits,
                                     readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
-                                                                       (checked.repo, args.manifest.parent)))
+                                                                       (checked.repo, args.manifest.parent))
+                                                                       + ((env_dir,) if env_dir else ()),
+                                    check_env_dir=env_dir)
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
         rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))

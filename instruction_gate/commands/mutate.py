@@ -18,6 +18,8 @@ import re
 import sys
 from pathlib import Path
 
+from instruction_gate import globs
+from instruction_gate.run import check_env
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
 from instruction_gate.run import sandbox, sandbox_paths
@@ -73,6 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
     sandbox.add_arguments(parser)
+    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
+                        help="the project's environment for checks and the agent's commands (as for evaluate)")
 
 
 def _fraction(value: str) -> float:
@@ -153,6 +157,9 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
     policy = _policy(args)
+    env_dir = check_env.checked_env_dir(args.check_env_dir)
+    # Mutants change instruction files only; the settings must work whichever file a mutant edits.
+    check_env.refuse_bad_settings(manifest, env_dir, tuple(globs.filter_paths(read_tree(repo, base_sha), manifest.instruction_paths)))
     patches = args.patches if args.patches is not None else sorted((args.manifest.parent / "mutations").glob("*.patch"))
     options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
     repeats = args.repeats or manifest.repeats
@@ -169,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
                              readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
-                                                                  (repo, args.manifest.parent)))
+                                                                  (repo, args.manifest.parent))
+                                                                       + ((env_dir,) if env_dir else ()),
+                             check_env_dir=env_dir)
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         control_dir = args.out / "control"

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from instruction_gate.suite.contract import MIXED_CHANGES
+from instruction_gate.run import check_env
 from instruction_gate.suite.prepare import check_all
 from instruction_gate.suite.prepare import compile_checked
 from instruction_gate.verdict.policy import load_policy
@@ -45,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, warn=warn,
                         mixed_changes=mixed_changes(args))
     compile_checked(checked)  # custom rules load and pass their authored cases
+    check_env.refuse_bad_settings(checked.manifest, None, checked.contract.changed_instruction_paths, env_dir_known=False)
     c = checked.contract
     print(f"static contract ok: {len(checked.manifest.tasks)} tasks; candidate {c.candidate_sha[:12]} changes "
           f"{', '.join(c.changed_instruction_paths)} (merge base {c.merge_base_sha[:12]})", file=sys.stderr)

@@ -36,6 +36,7 @@ class SuiteRunner:
     executed: int = 0  #: agent runs actually started, over every call
     sandbox: Sandbox = UNISOLATED
     readable: tuple[Path, ...] = ()  #: harness and adapter files the sandbox shows read-only
+    check_env_dir: Path | None = None  #: the project's environment for checks and the agent's commands
 
     @property
     def tasks(self) -> list:
@@ -60,7 +61,7 @@ class SuiteRunner:
             prompts, solutions = task_texts(checked, stage)
             evaluation.Evaluation(stage, store, self.adapter_argv, self.envs, header, prompts, solutions,
                                   fixture_problems, self.adapter_options, sandbox=self.sandbox,
-                                  readable=self.readable).execute(specs, self.jobs)
+                                  readable=self.readable, check_env_dir=self.check_env_dir).execute(specs, self.jobs)
         finally:
             stage.close()
         self.executed += len(specs)

@@ -23,9 +23,10 @@ EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error"
 #: Which stages each mode runs, in order.
 MODE_STAGES = {"changes": ("changes",), "validate": ("validate",), "evaluate": ("evaluate",),
                "compare": ("compare",), "all": ("validate", "evaluate", "compare"),
-               "mutate": ("mutate",), "baseline": ("baseline",)}
+               "mutate": ("mutate",), "baseline": ("baseline",), "validate-tasks": ("tasks",)}
 STAGE_TITLES = {"changes": "change detection", "validate": "static contract", "evaluate": "paired evaluation",
-                "compare": "compare", "mutate": "mutation testing", "baseline": "baseline recording"}
+                "compare": "compare", "mutate": "mutation testing", "baseline": "baseline recording",
+                "tasks": "task validation"}
 #: Stages run by the action's one "Agent runs" step (its exit code is AGENT_RUNS_EXIT).
 AGENT_STAGES = ("evaluate", "mutate", "baseline")
 LOG_TAIL_LINES = 40
@@ -82,7 +83,7 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
             return Outcome(3, f"{title} did not run: an earlier step of the action failed", "error", stopped_at=stage)
         # A shard's hard-gate regressions are data for compare, not a failure of the shard.
         stage_failed = code not in (0, 1) if stage == "evaluate" else code != 0
-        if stage in ("compare", "mutate"):
+        if stage in ("compare", "mutate", "tasks"):
             break
         if stage_failed:
             # Exit 1 is a gate verdict only for compare (and a recorded regression for evaluate);
@@ -92,9 +93,27 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
             return Outcome(code if expected else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
     if mode == "mutate":
         return _mutate_outcome(codes["mutate"], output_dir)
+    if mode == "validate-tasks":
+        return _tasks_outcome(codes["tasks"], output_dir)
     if "compare" not in MODE_STAGES[mode]:
         return _with_cache_counts(Outcome(0, f"{STAGE_TITLES[MODE_STAGES[mode][0]]} finished"), output_dir)
     return _with_cache_counts(_compare_outcome(codes["compare"], output_dir), output_dir)
+
+
+def _tasks_outcome(code: int, output_dir: Path | None) -> Outcome:
+    """validate-tasks: 0 every task valid, 1 some are not (named in failing-tasks), else an error."""
+    report = _read_json(output_dir / "task-validation.json" if output_dir else None) or {}
+    bad = tuple(sorted(str(t.get("task_id")) for t in report.get("tasks") or [] if t.get("status") != "valid"))
+    paths = {"summary_path": str(output_dir / "task-validation.md"),
+             "summary_json_path": str(output_dir / "task-validation.json")} if output_dir else {}
+    if code == 0:
+        return Outcome(0, "task validation: every task's checks fail before and pass after its reference solution",
+                       "pass", **paths)
+    if code == 1:
+        return Outcome(1, f"task validation: {len(bad)} task(s) not valid: {', '.join(bad)}", "fail",
+                       failing_tasks=bad, **paths)
+    meaning = EXIT_MEANINGS.get(code, "unexpected exit, see the step's log")
+    return Outcome(code if code in (2, 3) else 3, f"task validation exited {code}: {meaning}", "error", **paths)
 
 
 def _read_json(path: Path | None) -> dict[str, Any] | None:
@@ -193,7 +212,7 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     if _code(env.get("INPUTS_EXIT")) == 2:
         outcome = Outcome(2, "the action's inputs were refused: see the errors of its 'Check inputs' step", "error")
     else:
-        codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in ("changes", "validate", "compare")}
+        codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in ("changes", "validate", "tasks", "compare")}
         codes.update({stage: _code(env.get("AGENT_RUNS_EXIT")) for stage in AGENT_STAGES if stage in MODE_STAGES.get(mode, ())})
         outcome = decide(mode, codes, output_dir)
     _append(env.get("GITHUB_OUTPUT"), "".join(output_line(k, v) for k, v in outcome.outputs().items()))

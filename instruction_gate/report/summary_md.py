@@ -23,7 +23,7 @@ def _hard_gates(c: Comparison) -> list[str]:
         return lines + ["No hard-gate failure in any valid run.", ""]
     ordered = sorted(c.findings, key=lambda f: (not f.blocking, f.status, f.task_id, f.repeat))
     rows = [[fmt.md(f.task_id), str(f.repeat), f.variant, fmt.code(f.category), f.status,
-             _blocks(f), fmt.md(f.evidence, 160)] for f in ordered]
+             _blocks(f), fmt.md(f.evidence, 300)] for f in ordered]
     lines += table(["task", "repeat", "variant", "failure", "status", "blocks", "evidence"], rows)
     policy = c.policy.hard
     note = (f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "

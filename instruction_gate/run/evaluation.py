@@ -14,19 +14,17 @@ from typing import Any
 
 from instruction_gate import __version__, proc
 
-from instruction_gate.run import adapter, gates
+from instruction_gate.run import adapter, check_env, gates
 from instruction_gate.run.budget import Budget
 from instruction_gate.run.limits import OutputLimits, limit_reason
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View, fresh_dir
 from instruction_gate.suite.manifest import Manifest, Task
 from instruction_gate.rules.judge import judge_run
 from instruction_gate.rules.model import Rule
+from instruction_gate.run.rule_sources import rule_sources
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments
 from instruction_gate.run.workspace import Slot, Stage
-
-CHECK_TAIL_BYTES = 4000
-
 
 @dataclass(frozen=True)
 class RunSpec:
@@ -76,6 +74,8 @@ class Evaluation:
     #: What the sandbox shows read-only besides the system: the harness and the adapter's files.
     readable: tuple[Path, ...] = ()
     limits: OutputLimits = field(default_factory=OutputLimits)
+    #: The project's environment (`--check-env-dir`) for checks and the agent's commands; None: the harness's.
+    check_env_dir: Path | None = None
 
     def execute(self, specs: list[RunSpec], jobs: int) -> None:
         todo = [s for s in specs if not self.store.has(s.task.id, s.repeat, s.variant)]
@@ -139,7 +139,8 @@ class Evaluation:
             validation = slot.prepare_validation(captured.tree)
             patch_applied = validation is not None
             if validation is not None:
-                checks = [self._check(argv, validation / task.cwd, task.check_timeout_seconds) for argv in task.checks]
+                env = check_env.check_environment(self.envs.agent, task, validation, self.check_env_dir)
+                checks = check_env.run_checks(task, validation, env)
         checks_passed = all(c["exit_code"] == 0 and not c["timed_out"] for c in checks)
         evidence = gates.evidence_from(outcome, list(captured.edited_files), patch_applied, checks_passed)
         gate_fields = gates.hard_failures(task, classification, outcome, evidence) if classification.valid else {
@@ -158,6 +159,7 @@ class Evaluation:
             "diff_files": len(captured.edited_files), "diff_additions": captured.additions,
             "diff_deletions": captured.deletions,
             "instruction_sources": sorted(evidence.instruction_sources),
+            "rule_sources": rule_sources(task, self.stage.instruction_texts.get(spec.variant, {})),
             "adapter_exit_code": outcome.exit_code, "adapter_stderr_tail": outcome.stderr_tail,
             "malformed_event_lines": outcome.malformed_lines, "events": outcome.events,
             "isolation": self.sandbox.label, "event_bytes": outcome.event_bytes,
@@ -190,6 +192,7 @@ class Evaluation:
             "gate_version": __version__, "adapter_exit_code": None, "adapter_stderr_tail": None,
             "malformed_event_lines": 0, "events": [], "started_at": started_at, "reused": False,
             "isolation": self.sandbox.label, "event_bytes": 0,
+            "checks_pass_at_start": spec.task.checks_pass_at_start,
         }
 
     def _private(self, env: dict[str, str], home: Path) -> dict[str, str]:
@@ -202,7 +205,9 @@ class Evaluation:
     def _request(self, spec: RunSpec, generation: Path, home: Path) -> dict[str, Any]:
         task = spec.task
         agent_env = self._private(self.envs.agent, home)
-        agent_env["PATH"] = adapter.child_path(agent_env)
+        agent_env["PATH"] = check_env.agent_path(agent_env, self.check_env_dir)
+        if self.check_env_dir is not None:
+            agent_env["VIRTUAL_ENV"] = str(self.check_env_dir)
         solution = self.solutions.get(task.id) if adapter.is_reference_adapter(self.adapter_argv) else None
         turns = self.prompts[task.id]
         return {
@@ -218,15 +223,6 @@ class Evaluation:
             "reference_solution_patch": solution,
             "adapter_options": self.adapter_options,
         }
-
-    def _check(self, argv: tuple[str, ...], cwd: Path, timeout: float) -> dict[str, Any]:
-        env = dict(self.envs.agent)
-        env["PATH"] = adapter.child_path(env)
-        result = proc.run(argv, cwd, env=env, timeout=timeout, tail_bytes=CHECK_TAIL_BYTES)
-        stderr = result.stderr if result.start_error is None else result.start_error
-        return {"argv": list(argv), "exit_code": None if result.timed_out else result.exit_code,
-                "timed_out": result.timed_out, "duration_seconds": round(result.duration_seconds, 3),
-                "stdout_tail": result.stdout, "stderr_tail": stderr}
 
 
 def _int_or_none(value: Any) -> int | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from instruction_gate.run.rule_sources import instruction_texts
 from instruction_gate.run.workspace import Stage
 from instruction_gate.suite.prepare import Checked, blob_text, hidden_paths
 
@@ -17,6 +18,7 @@ def build_stage(checked: Checked, temp_root: Path | None = None) -> tuple[Stage,
         problems = stage.build(checked.contract, hidden_paths(checked), fixtures)
         if checked.contract.holds_code:
             problems = _held_code_problems(checked, stage, problems)
+        stage.instruction_texts = instruction_texts(checked.repo, checked.contract)
     except BaseException:
         stage.close()
         raise

@@ -63,6 +63,8 @@ class Stage:
         self.inputs: dict[tuple[str, str], InputCommit] = {}
         self.suite_index_info = ""
         self.suite_paths: tuple[str, ...] = ()
+        #: variant -> instruction path -> text, for where a rule is stated (run/rule_sources.py)
+        self.instruction_texts: dict[str, dict[str, str]] = {}
 
     def __enter__(self) -> "Stage":
         return self

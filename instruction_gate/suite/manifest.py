@@ -17,6 +17,7 @@ import yaml
 from instruction_gate import globs, records
 from instruction_gate.errors import ConfigError
 from instruction_gate.rules.suite import manifest_problems as rule_problems
+from instruction_gate.suite import check_settings
 from instruction_gate.schemas import schema_problems
 
 #: Used when neither the task nor `defaults` sets a limit.
@@ -53,10 +54,16 @@ class Task:
     max_provider_cost_usd: float | None
     check_timeout_seconds: float
     raw: dict[str, Any] = field(repr=False, compare=False, default_factory=dict)
+    #: the checks' variables: defaults' `check_env`, overridden by the task's (suite/check_settings.py)
+    check_env: tuple[tuple[str, str], ...] = ()
+    check_path: tuple[str, ...] = ()  #: the task's `check_path`, then the defaults'
+    checks_pass_at_start: bool = False  #: negative controls: checks pass before any change
+    reference_artifacts: str | None = None  #: files commands leave behind; task validation only
 
     def suite_files(self) -> list[str]:
         """Repository files the task itself references (hidden from the agent)."""
-        return [p for p in (*self.prompt_files, self.fixture_patch, self.reference_solution) if p]
+        return [p for p in (*self.prompt_files, self.fixture_patch, self.reference_solution,
+                            self.reference_artifacts) if p]
 
 
 @dataclass(frozen=True)
@@ -144,6 +151,7 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
     check_globs(data.get("hidden_paths"), "$.hidden_paths")
     defaults = data.get("defaults")
     check_globs(defaults.get("forbidden_globs") if isinstance(defaults, dict) else None, "$.defaults.forbidden_globs")
+    problems += check_settings.problems(defaults, "$.defaults", label)
     seen: dict[str, int] = {}
     tasks = data.get("tasks")
     for i, task in enumerate(tasks if isinstance(tasks, list) else []):
@@ -155,11 +163,12 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
             problems.append(f"{label}::{where}.id: duplicate task id {task_id!r} (also $.tasks[{seen[task_id]}])")
         if isinstance(task_id, str):
             seen.setdefault(task_id, i)
-        for key in ("cwd", "prompt_file", "fixture_patch", "reference_solution"):
+        for key in ("cwd", "prompt_file", "fixture_patch", "reference_solution", "reference_artifacts"):
             check_path(task.get(key), f"{where}.{key}")
         for j, turn in _strings(task.get("turns")):
             check_path(turn, f"{where}.turns[{j}]")
         check_globs(task.get("forbidden_globs"), f"{where}.forbidden_globs")
+        problems += check_settings.problems(task, where, label)
         for key in ("required_command_patterns", "forbidden_command_patterns"):
             for j, pattern in _strings(task.get(key)):
                 try:
@@ -182,6 +191,10 @@ def _build_task(raw: dict[str, Any], defaults: dict[str, Any]) -> Task:
         required_events=tuple(raw.get("required_events", [])),
         required_instruction_sources=tuple(raw.get("required_instruction_sources", [])),
         raw=raw, **limits,
+        check_env=tuple({**defaults.get("check_env", {}), **raw.get("check_env", {})}.items()),
+        check_path=tuple(raw.get("check_path", [])) + tuple(defaults.get("check_path", [])),
+        checks_pass_at_start=bool(raw.get("checks_pass_at_start", False)),
+        reference_artifacts=raw.get("reference_artifacts"),
     )
 
 

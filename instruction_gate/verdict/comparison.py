@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from instruction_gate.verdict import spending_compare, stats
+from instruction_gate.verdict import check_health, spending_compare, stats
 from instruction_gate.verdict.decision import Decision, decide
 from instruction_gate.verdict.hardgates import HardFinding, classify
 from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
@@ -100,6 +100,8 @@ def power_for(success: MetricResult, pairing: Pairing, policy: Policy) -> stats.
 
 
 def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None = None) -> Comparison:
+    results, breaks = check_health.reclassify(results, policy)
+    evidence_problems, evidence_warnings = check_health.vacuity(results, policy)
     spending = spending_compare.combined(results.headers)
     pairing = pair_runs(results, count_unstarted=(spending.get("stopped") or {}).get("reason") != "budget")
     metrics = spending_compare.sequential_metrics(evaluate_metrics(pairing.pairs, policy.soft, policy.statistics),
@@ -110,7 +112,8 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,
                             Decision("error", 3, ""), spending)
     comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
-    comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found), load_problems)
+    comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found) + evidence_warnings,
+                                 load_problems, evidence_problems, check_health.break_note(breaks))
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
     mark_unisolated(comparison.decision, found)
     return comparison

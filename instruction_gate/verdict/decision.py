@@ -49,7 +49,10 @@ def coverage_problems(pairing: Pairing, policy: Policy) -> list[str]:
 
 
 def decide(pairing: Pairing, metrics: list[MetricResult], findings: list[HardFinding], policy: Policy,
-           extra_warnings: list[str] | None = None, load_problems: list[str] | None = None) -> Decision:
+           extra_warnings: list[str] | None = None, load_problems: list[str] | None = None,
+           evidence_problems: list[str] | None = None, environment_note: str | None = None) -> Decision:
+    """`evidence_problems` (too few tasks resolve) and `environment_note` (checks that never ran)
+    come from check_health; the note leads the reasons when the lost runs leave too few pairs."""
     soft = policy.soft
     decision = Decision("pass", EXIT_PASS, "", warnings=list(extra_warnings or []))
     blocking = [f for f in findings if f.blocking]
@@ -63,7 +66,11 @@ def decide(pairing: Pairing, metrics: list[MetricResult], findings: list[HardFin
             decision.warnings.append(f"hard gate {finding.category} ({finding.status}, {why}) "
                                      f"in {finding.task_id} repeat {finding.repeat}")
     decision.failures = sorted({f"hard.{f.category}" for f in blocking})
-    decision.not_evaluated = list(load_problems or []) or coverage_problems(pairing, policy)
+    coverage = coverage_problems(pairing, policy)
+    if environment_note and not coverage:
+        decision.warnings.insert(0, environment_note)
+    lead = [environment_note] if environment_note and coverage else []
+    decision.not_evaluated = list(load_problems or []) or lead + coverage + list(evidence_problems or [])
     if decision.not_evaluated:
         minimum = soft["minimum_valid_pairs"]
         if minimum is not None and len(pairing.pairs) < minimum:

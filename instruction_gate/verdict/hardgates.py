@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
+from instruction_gate.verdict import gate_evidence
 from instruction_gate.verdict.policy import Policy
 from instruction_gate.verdict.results import ResultSet
 
@@ -50,16 +51,17 @@ class HardFinding:
         return {PREEXISTING: "both", FIXED: "base"}.get(self.status, "candidate")
 
 
-def evidence(run: dict[str, Any], category: str) -> str:
-    """A short, human-readable reason taken from the run record."""
+def evidence(run: dict[str, Any], category: str, partner: dict[str, Any] | None = None) -> str:
+    """A short, human-readable reason taken from the run record (and its paired run's, for
+    where the instructions state a command rule)."""
+    commands = gate_evidence.command_gate(category, run, partner)
+    if commands:
+        return commands
     field_name = _EVIDENCE_FIELDS.get(category)
     if field_name and run.get(field_name):
         return ", ".join(map(str, run[field_name]))
-    if category == "required_check_failed":
-        for check in run.get("checks") or []:
-            if check.get("timed_out") or check.get("exit_code") != 0:
-                outcome = "timed out" if check.get("timed_out") else f"exit {check.get('exit_code')}"
-                return f"{' '.join(map(str, check.get('argv') or []))} ({outcome})"
+    if category == "required_check_failed" and (check := gate_evidence.failed_check(run)):
+        return check
     if category == "tool_call_cap_exceeded" and run.get("tool_calls") is not None:
         return f"{run['tool_calls']} tool calls"
     if category == "provider_cost_cap_exceeded" and run.get("provider_cost_usd") is not None:
@@ -86,12 +88,13 @@ def classify(results: ResultSet, policy: Policy) -> list[HardFinding]:
             else:
                 status = PREEXISTING if category in base else NEW
             regression = status != PREEXISTING or bool(policy.hard["fail_on_preexisting"])
-            findings.append(HardFinding(task_id, repeat, category, status, evidence(candidate_run, category),
+            findings.append(HardFinding(task_id, repeat, category, status, evidence(candidate_run, category, base_run),
                                         regression and policy.blocks_category(category)))
         if candidate is not None:
             for category in base or []:
                 if category not in candidate:
-                    findings.append(HardFinding(task_id, repeat, category, FIXED, evidence(base_run, category), False))
+                    findings.append(HardFinding(task_id, repeat, category, FIXED,
+                                                evidence(base_run, category, candidate_run), False))
     return _apply_reproductions(findings, policy)
 
 

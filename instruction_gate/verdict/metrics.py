@@ -95,6 +95,15 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
+def _exp(value: float) -> float:
+    """exp that saturates: a sequential look's tiny alpha over two tasks gives t quantiles in the
+    thousands, and exp() of such a bound overflows instead of meaning "unbounded"."""
+    try:
+        return math.exp(value)
+    except OverflowError:
+        return math.inf
+
+
 def evaluate_metric(spec: MetricSpec, base: np.ndarray, candidate: np.ndarray, task_index: np.ndarray,
                     task_count: int, bound: float | None, confidence: float,
                     floor: float | None = None) -> tuple[MetricResult, np.ndarray]:
@@ -117,7 +126,7 @@ def evaluate_metric(spec: MetricSpec, base: np.ndarray, candidate: np.ndarray, t
         estimate, low, high = interval.estimate, max(interval.low, -1.0), min(interval.high, 1.0)
     else:
         interval = stats.t_interval(per_task, confidence)
-        estimate, low, high = math.exp(interval.estimate), math.exp(interval.low), math.exp(interval.high)
+        estimate, low, high = _exp(interval.estimate), _exp(interval.low), _exp(interval.high)
         base_total = float(base.sum())
         info["ratio_of_totals"] = float(candidate.sum()) / base_total if base_total > 0 else None
         info["median_of_ratios"] = median_of_task_ratios(index, values)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +47,8 @@ class Policy:
     budget: dict[str, Any] = field(default_factory=dict)  #: max_agent_runs, max_provider_usd (evaluate)
     contract: dict[str, Any] = field(default_factory=lambda: _defaults("contract"))  #: mixed_changes (validate, evaluate)
     limits: dict[str, Any] = field(default_factory=dict)  #: output limits per agent run (evaluate)
+    #: min_resolved_tasks, min_resolved_share, warn_resolved_share, environment signatures (check_health)
+    evidence: dict[str, Any] = field(default_factory=lambda: _defaults("evidence"))
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -68,15 +72,30 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     if problems:
         raise ConfigError(f"{label}: invalid policy", problems)
     sections = {}
-    for name in ("hard", "soft", "statistics", "contract"):
+    for name in ("hard", "soft", "statistics", "contract", "evidence"):
         defaults, given = _defaults(name), data.get(name, {})
         sections[name] = {**defaults, **given}
         for key, default in defaults.items():  # objects of keyed settings: keys not given keep their defaults
             if isinstance(default, dict) and isinstance(given.get(key), dict):
                 sections[name][key] = {**default, **given[key]}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
+    bad = [f"{label}::$.evidence.environment_signatures[{i}].pattern: not a valid regular expression ({exc})"
+           for i, exc in _regex_errors(sections["evidence"]["environment_signatures"])]
+    if bad:
+        raise ConfigError(f"{label}: invalid policy", bad)
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
-                  data.get("sequential"), data.get("budget") or {}, sections["contract"], data.get("limits") or {})
+                  data.get("sequential"), data.get("budget") or {}, sections["contract"], data.get("limits") or {},
+                  sections["evidence"])
+
+
+def _regex_errors(items: list[dict[str, str]]) -> list[tuple[int, re.error]]:
+    found = []
+    for position, item in enumerate(items):
+        try:
+            re.compile(item["pattern"])
+        except re.error as exc:
+            found.append((position, exc))
+    return found
 
 
 def load_policy(path: Path) -> Policy:

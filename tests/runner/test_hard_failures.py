@@ -125,3 +125,16 @@ def test_double_star_matches_any_depth_and_single_star_one_level(evaluated):
     assert run["hard_failures"] == ["forbidden_file_edited"]
     assert run["edited_files"] == [".github/workflowsx/y.yml", "docs/sub/x.md", "docs/top.md", "src/a/b/c.py",
                                    "srcx/a.py"]
+
+
+def test_records_say_where_each_variants_instructions_state_a_command_rule(tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    rules = task("t1", required_command_patterns=["pytest"], forbidden_command_patterns=["git push"])
+    base, _ = build_suite_repo(repo, [rules], {"AGENTS.md": "# Rules\n\nNever git push.\nRun `pytest` before finishing.\n"})
+    candidate = repo.commit({"AGENTS.md": "# Rules\n\nNever git push.\n"}, "drop the pytest rule")
+    out = tmp_path / "out"
+    result = evaluate(repo, base, candidate, out, make_adapter(tmp_path))
+    assert result.returncode == 0, result.stderr  # no command ran: pytest is missing in both arms alike
+    found = records(out)
+    assert found[("t1", 0, "base")]["rule_sources"] == {"pytest": "AGENTS.md:4", "git push": "AGENTS.md:3"}
+    assert found[("t1", 0, "candidate")]["rule_sources"] == {"git push": "AGENTS.md:3"}

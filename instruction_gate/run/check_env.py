@@ -1,0 +1,97 @@
+"""The environment checks run in: the agent's scrubbed environment, the project's environment
+directory (`--check-env-dir`), and the suite's `check_env`/`check_path`.
+
+The gate's own virtualenv stays the harness's: with a check environment directory, neither
+checks nor the agent's commands see the harness interpreter on PATH; without one they do
+(the embedded example's checks use the harness's pytest).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Mapping
+
+from instruction_gate import proc
+from instruction_gate.errors import ConfigError
+from instruction_gate.run import adapter
+from instruction_gate.suite.check_settings import entries_in_changed_files
+from instruction_gate.suite.manifest import Manifest, Task
+
+
+def checked_env_dir(value: Path | None, flag: str = "--check-env-dir") -> Path | None:
+    """The project's environment directory, absolute; exit 2 when it is not one."""
+    if value is None:
+        return None
+    path = value.expanduser().absolute()
+    if not path.is_dir():
+        what = "is not a directory" if path.exists() else "no such directory"
+        raise ConfigError(f"{flag}: {value}: {what}; prepare the project's environment in an earlier step "
+                          "(e.g. `uv sync --frozen --no-install-project`) and name its directory")
+    if not (path / "bin").is_dir():
+        raise ConfigError(f"{flag}: {value}: has no bin/ directory; name a virtualenv or an install prefix")
+    return path
+
+
+def agent_path(env: Mapping[str, str], env_dir: Path | None) -> str:
+    """PATH of the agent's commands and of the checks (before the suite's `check_path`)."""
+    if env_dir is None:
+        return adapter.child_path(env)
+    return os.pathsep.join([str(env_dir / "bin"), env.get("PATH", os.defpath)])
+
+
+def _fill(value: str, workspace: Path, env_dir: Path | None) -> str:
+    value = value.replace("{workspace}", str(workspace))
+    return value.replace("{env_dir}", str(env_dir)) if env_dir is not None else value
+
+
+def check_environment(base: Mapping[str, str], task: Task, workspace: Path, env_dir: Path | None) -> dict[str, str]:
+    """`base` (already scrubbed of secrets) + env dir + the task's check settings."""
+    env = dict(base)
+    if env_dir is not None:
+        env["VIRTUAL_ENV"] = str(env_dir)
+    env.update((name, _fill(value, workspace, env_dir)) for name, value in task.check_env)
+    entries = []
+    for entry in task.check_path:
+        filled = _fill(entry, workspace, env_dir)
+        entries.append(filled if os.path.isabs(filled) else str(workspace / filled))
+    env["PATH"] = os.pathsep.join([*entries, agent_path(base, env_dir)])
+    return env
+
+
+#: Bytes of each check's stdout and stderr kept in the run record.
+CHECK_TAIL_BYTES = 4000
+
+
+def run_checks(task: Task, workspace: Path, env: dict[str, str]) -> list[dict[str, Any]]:
+    """Every check of `task` in `workspace / task.cwd` with `env` (`check_environment`); one
+    record each (`checks` of run.json)."""
+    return [_one(argv, workspace / task.cwd, env, task.check_timeout_seconds) for argv in task.checks]
+
+
+def _one(argv: tuple[str, ...], cwd: Path, env: dict[str, str], timeout: float) -> dict[str, Any]:
+    result = proc.run(argv, cwd, env=env, timeout=timeout, tail_bytes=CHECK_TAIL_BYTES)
+    stderr = result.stderr if result.start_error is None else result.start_error
+    return {"argv": list(argv), "exit_code": None if result.timed_out else result.exit_code,
+            "timed_out": result.timed_out, "duration_seconds": round(result.duration_seconds, 3),
+            "stdout_tail": result.stdout, "stderr_tail": stderr}
+
+
+def refuse_bad_settings(manifest: Manifest, env_dir: Path | None, changed: tuple[str, ...],
+                        env_dir_known: bool = True) -> None:
+    """Refuse (exit 2) check settings that cannot work or would run the candidate's bytes.
+    `env_dir_known=False` (the static contract, which takes no --check-env-dir) skips {env_dir}."""
+    label, problems = str(manifest.path), []
+    defaults = manifest.raw.get("defaults") or {}
+    holders = [("$.defaults", defaults)] + [(f"$.tasks[{i}]", raw) for i, raw in enumerate(manifest.raw["tasks"])]
+    for where, raw in holders:
+        entries = tuple(raw.get("check_path") or ())
+        for i, entry, path in entries_in_changed_files(entries, changed):
+            problems.append(f"{label}::{where}.check_path[{i}]: {entry!r} holds {path}, which the candidate changes")
+        if env_dir is None and env_dir_known:
+            values = [(f"check_env.{k}", v) for k, v in (raw.get("check_env") or {}).items()]
+            values += [(f"check_path[{i}]", e) for i, e in enumerate(entries)]
+            problems += [f"{label}::{where}.{field}: uses {{env_dir}} but no --check-env-dir was given"
+                         for field, value in values if "{env_dir}" in value]
+    if problems:
+        raise ConfigError(f"{label}: check environment settings refused", problems)

@@ -1,0 +1,127 @@
+"""validate-tasks: checks must fail on the starting tree and pass with the reference solution."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from instruction_gate import demo_repo
+from instruction_gate.cli import main
+
+CHECK = ["python", "-c", "import shop; assert shop.VALUE == 2, f'VALUE is {shop.VALUE}'"]
+FIX = textwrap.dedent("""\
+    diff --git a/src/shop/__init__.py b/src/shop/__init__.py
+    --- a/src/shop/__init__.py
+    +++ b/src/shop/__init__.py
+    @@ -1 +1 @@
+    -VALUE = 1
+    +VALUE = 2
+    """)
+WRONG_FIX = FIX.replace("+VALUE = 2", "+VALUE = 3")
+
+
+def _suite(git_repo, tasks: list[dict], defaults: dict | None = None) -> str:
+    files = {"AGENTS.md": "Run the checks.\n", "src/shop/__init__.py": "VALUE = 1\n",
+             "evals/fix.patch": FIX, "evals/wrong.patch": WRONG_FIX}
+    for t in tasks:
+        t.setdefault("prompt_file", f"evals/{t['id']}.md")
+        t.setdefault("kind", "bug_fix")
+        files[t["prompt_file"]] = "Set VALUE to 2.\n"
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["AGENTS.md"],
+                "defaults": {"check_env": {"PYTHONPATH": "{workspace}/src"}, **(defaults or {})}, "tasks": tasks}
+    files["evals/manifest.json"] = json.dumps(manifest)
+    return git_repo.commit(files, "suite")
+
+
+def _validate(git_repo, capsys, *extra: str) -> tuple[int, dict[str, dict], str]:
+    out = git_repo.path.parent / "validation.json"
+    code = main(["validate-tasks", "--repo", str(git_repo.path), "--manifest", str(git_repo.path / "evals/manifest.json"),
+                 "--json", str(out), *extra])
+    captured = capsys.readouterr()
+    rows = {t["task_id"]: t for t in json.loads(out.read_text())["tasks"]} if out.exists() else {}
+    return code, rows, captured.out + captured.err
+
+
+def test_valid_vacuous_broken_and_declared_tasks(git_repo, capsys):
+    _suite(git_repo, [
+        {"id": "valid", "checks": [CHECK], "reference_solution": "evals/fix.patch"},
+        {"id": "vacuous", "checks": [["python", "-c", "pass"]], "reference_solution": "evals/fix.patch"},
+        {"id": "broken", "checks": [CHECK], "reference_solution": "evals/wrong.patch"},
+        {"id": "control", "checks": [["python", "-c", "import shop"]], "checks_pass_at_start": True},
+        {"id": "control-fails", "checks": [CHECK], "checks_pass_at_start": True},
+        {"id": "no-solution", "checks": [CHECK]},
+    ])
+    code, rows, table = _validate(git_repo, capsys)
+    assert code == 1, table
+    assert {k: v["status"] for k, v in rows.items()} == {
+        "valid": "valid", "vacuous": "vacuous", "broken": "broken", "control": "valid",
+        "control-fails": "broken", "no-solution": "unverified"}
+    assert "AssertionError: VALUE is 1" in rows["valid"]["tail"]  # why the starting tree fails
+    assert "checks pass on the starting tree" in rows["vacuous"]["reason"]
+    assert rows["broken"]["reason"].startswith("with the reference solution, `python -c import shop;")
+    assert "AssertionError: VALUE is 3" in rows["broken"]["tail"]
+    assert "declares checks_pass_at_start" in rows["control-fails"]["reason"]
+    assert table.startswith("## Task validation: 2 of 6 task(s) valid")
+    assert "| broken | ❌ broken |" in table
+
+
+def test_checks_importing_an_installed_copy_are_vacuous(git_repo, tmp_path, capsys):
+    # An editable install of the CI checkout: a .pth entry in the project's environment.
+    _suite(git_repo, [{"id": "t", "checks": [CHECK], "reference_solution": "evals/fix.patch"}],
+           defaults={"check_env": {"PROJECT": "x"}})
+    checkout = tmp_path / "ci-checkout" / "src"
+    (checkout / "shop").mkdir(parents=True)
+    (checkout / "shop" / "__init__.py").write_text("VALUE = 2\n")
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    site = next(env_dir.glob("lib/python*/site-packages"))
+    (site / "_editable_shop.pth").write_text(f"{checkout}\n")
+    code, rows, _ = _validate(git_repo, capsys, "--check-env-dir", str(env_dir))
+    assert code == 1 and rows["t"]["status"] == "vacuous"
+    assert rows["t"]["reason"].startswith(f"checks import shop from {checkout.resolve() / 'shop' / '__init__.py'}, "
+                                          "outside the validation workspace")
+
+
+def test_a_broken_check_environment_is_named_in_the_reason(git_repo, capsys):
+    missing = ["python", "-c", "import httpx"]
+    _suite(git_repo, [{"id": "t", "checks": [missing], "reference_solution": "evals/fix.patch"}])
+    code, rows, _ = _validate(git_repo, capsys)
+    assert code == 1 and rows["t"]["status"] == "broken"
+    assert "the check environment looks broken (module-not-found:" in rows["t"]["reason"]
+
+
+def test_the_example_suite_validates_clean(tmp_path, capsys):
+    demo = demo_repo.build(tmp_path / "demo", demo_repo.resolve_candidate("benign"))
+    out = tmp_path / "validation.json"
+    code = main(["validate-tasks", "--repo", str(demo.path), "--manifest", str(demo.suite / "manifest.json"),
+                 "--base", demo.base, "--json", str(out)])
+    table = capsys.readouterr().out
+    assert code == 0, table
+    rows = json.loads(out.read_text())["tasks"]
+    assert len(rows) == 9 and {r["status"] for r in rows} == {"valid"}
+
+
+def test_unknown_task_and_missing_env_dir_are_usage_errors(git_repo, tmp_path, capsys):
+    _suite(git_repo, [{"id": "t", "checks": [CHECK], "reference_solution": "evals/fix.patch"}])
+    code, _, output = _validate(git_repo, capsys, "--tasks", "nope")
+    assert code == 2 and "--tasks: unknown task ids ['nope']" in output
+    code, _, output = _validate(git_repo, capsys, "--check-env-dir", str(tmp_path / "absent"))
+    assert code == 2 and f"--check-env-dir: {tmp_path / 'absent'}: no such directory" in output
+    assert not Path(git_repo.path.parent / "validation.json").exists()
+
+
+def test_the_import_probe_hands_over_to_the_projects_own_sitecustomize(tmp_path):
+    from instruction_gate.run.import_probe import ImportProbe
+
+    probe = ImportProbe(tmp_path)
+    own = tmp_path / "own"
+    own.mkdir()
+    (own / "sitecustomize.py").write_text("print('project sitecustomize ran')\n")
+    for python_path in (None, str(own)):
+        env = {"PATH": "/usr/bin:/bin", **probe.environment(tmp_path / "ws", ".", python_path)}
+        done = subprocess.run([sys.executable, "-c", "print('check ran')"], env=env, capture_output=True, text=True)
+        assert done.returncode == 0 and "Error in sitecustomize" not in done.stderr, done.stderr
+        assert ("project sitecustomize ran" in done.stdout) == (python_path is not None)
