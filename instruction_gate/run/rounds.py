@@ -9,7 +9,7 @@ at the first boundary crossing. Either way the index header records how the eval
 from __future__ import annotations
 
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from instruction_gate.run.budget import Budget
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.evaluation import Evaluation, RunSpec
 from instruction_gate.verdict.pairing import pair_runs
-from instruction_gate.verdict.policy import Policy, load_policy
+from instruction_gate.verdict.policy import Policy, impact_settings, load_policy
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.verdict.results import ResultSet
 
@@ -148,6 +148,7 @@ class Controls:
     cache: BaselineCache | None = None
     fill: bool = False
     policy: Policy | None = None  #: the hard gates a sequential evaluation stops on, judged as compare will
+    impact: dict[str, Any] = field(default_factory=lambda: impact_settings(None))  #: policy `impact`, filled
 
     def repeats(self, manifest_repeats: int, flag: int | None) -> int:
         if self.design is None:
@@ -177,7 +178,7 @@ def controls(args: Any) -> Controls:
                               "(raise --jobs) or remove `sequential` to shard")
     bound = policy.soft.get("max_success_rate_drop") or 0.0
     return Controls(Budget.from_policy(policy.budget), design, float(bound), cache, args.fill_baseline_cache,
-                    policy)
+                    policy, policy.impact)
 
 
 def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Controls,

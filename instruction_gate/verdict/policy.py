@@ -43,6 +43,8 @@ class Policy:
     source: str  #: file name, for messages
     sequential: dict[str, Any] | None = None  #: opt-in sequential repeats (evaluate), None: fixed design
     budget: dict[str, Any] = field(default_factory=dict)  #: max_agent_runs, max_provider_usd (evaluate)
+    #: impact analysis: mode (skip | run), discovery, when_no_task_affected (see `impact_settings`)
+    impact: dict[str, Any] = field(default_factory=lambda: impact_settings(None))
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -61,6 +63,17 @@ class Policy:
         return float(self.statistics["confidence_level"])
 
 
+def impact_settings(value: Any) -> dict[str, Any]:
+    """The `impact` setting with defaults filled; the string form is shorthand for its mode."""
+    object_form = load_schema("policy")["properties"]["impact"]["anyOf"][1]["properties"]
+    settings = {key: spec["default"] for key, spec in object_form.items()}
+    if isinstance(value, str):
+        settings["mode"] = value
+    elif isinstance(value, dict):
+        settings.update(value)
+    return settings
+
+
 def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     problems = schema_problems("policy", data, label)
     if problems:
@@ -70,7 +83,7 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
         sections[name] = {**_defaults(name), **data.get(name, {})}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
-                  data.get("sequential"), data.get("budget") or {})
+                  data.get("sequential"), data.get("budget") or {}, impact_settings(data.get("impact")))
 
 
 def load_policy(path: Path) -> Policy:
