@@ -125,7 +125,9 @@ def _evaluate(demo, candidate, out: Path, *extra: str, policy: dict | None = Non
     suite = demo.suite
     argv = [sys.executable, str(suite / "runner.py"), "--repo", str(demo.path), "--manifest",
             str(suite / "manifest.json"), "--base", demo.base, "--candidate", candidate, "--out", str(out),
-            "--adapter", str(suite / "adapters" / "reference"), "--repeats", "1", "--jobs", "2", *extra]
+            "--adapter", str(suite / "adapters" / "reference"), "--jobs", "2", *extra]
+    if not (policy or {}).get("sequential"):
+        argv += ["--repeats", "1"]  # sequential mode takes its rounds from the policy
     if policy is not None:
         path = out.parent / f"{out.name}-policy.json"
         path.write_text(json.dumps(policy))
@@ -161,6 +163,8 @@ def test_a_broken_override_runs_only_affected_tasks_and_still_fails(demo, broken
     summary = json.loads((out / "summary.json").read_text())
     assert any(f["task_id"] == "approval-schema-migration" and f["blocking"] for f in summary["hard_failures"])
     assert summary["impact"]["unaffected"] == ["bug-cache-key"] and summary["task_clusters"] == 8
+    # The reference agent loads what the rule predicts: no "reads more than the rule" warning.
+    assert not [w for w in summary["warnings"] if w.startswith("impact analysis")]
     markdown = (out / "summary.md").read_text()
     assert "### Impact" in markdown and "8 of 9 task(s) can see the change" in markdown
 
@@ -225,3 +229,40 @@ def test_a_mutant_no_task_can_reach_is_unreachable_not_survived(demo, tmp_path):
     assert report["score"]["unreachable"] == 1 and report["score"]["total"] == 0
     assert report["cost"]["agent_runs"] == 2  # the A/A control only: the mutant was not run
     assert "no task can see these files" in (out / "mutation.md").read_text()
+
+
+def test_compare_warns_when_an_agent_loads_more_than_the_rule_predicts(tmp_path):
+    from instruction_gate.verdict.comparison import compare
+    from instruction_gate.verdict.policy import policy_from_dict
+    from instruction_gate.verdict.results import dump_index, load_results
+
+    def run(task, variant, sources):
+        return {"task_id": task, "repeat": 0, "variant": variant, "valid": True, "resolved": True,
+                "base_sha": "b" * 40, "candidate_sha": "c" * 40, "hard_failures": [],
+                "instruction_sources": sources}
+    block = {"mode": "skip", "discovery": "codex", "changed_paths": ["a/AGENTS.md"], "unreachable_changes": [],
+             "affected": ["t1"], "unaffected": ["t2"],
+             "tasks": [{"task_id": "t1", "cwd": "a", "affected": True, "reason": "sees a/AGENTS.md",
+                        "changed": ["a/AGENTS.md"], "reachable": ["AGENTS.md", "a/AGENTS.md"]},
+                       {"task_id": "t2", "cwd": "b", "affected": False, "reason": "no", "changed": [],
+                        "reachable": ["AGENTS.md"]}]}
+    runs = [run("t1", "base", ["AGENTS.md", "a/AGENTS.md"]), run("t1", "candidate", ["AGENTS.md", "b/AGENTS.md"])]
+    dump_index(tmp_path / "index.json", runs, base_sha="b" * 40, candidate_sha="c" * 40, tasks=["t1"], repeats=1,
+               impact=block)
+    comparison = compare(load_results([tmp_path / "index.json"]), policy_from_dict({}))
+    [warning] = [w for w in comparison.decision.warnings if w.startswith("impact analysis")]
+    assert "t1 loaded b/AGENTS.md" in warning and "impact: run" in warning
+
+
+def test_sequential_rounds_and_budget_caps_count_affected_tasks_only(demo, broken_override, tmp_path):
+    out = tmp_path / "sequential"
+    policy = {"soft": {"max_success_rate_drop": 0.1}, "sequential": {"max_rounds": 2},
+              "budget": {"max_agent_runs": 10}}
+    evaluated = _evaluate(demo, broken_override, out, "--tasks", "bug-cache-key", "bug-tax-rounding",
+                          "payments-scope-override", "approval-schema-migration",
+                          "--adapter-option", "discovery=codex", policy=policy)
+    assert evaluated.returncode in (0, 1), evaluated.stderr
+    index = _index(out)
+    assert index["tasks"] == ["approval-schema-migration", "bug-tax-rounding", "payments-scope-override"]
+    assert index["cost"]["fixed_design_runs"] == 2 * 2 * 3  # the fixed design over the affected tasks
+    assert {r["task_id"] for r in index["runs"]} <= set(index["tasks"]) and len(index["runs"]) <= 10

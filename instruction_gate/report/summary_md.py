@@ -135,13 +135,16 @@ def _impact(c: Comparison) -> list[str]:
     if block is None:
         return []
     affected, unaffected = block.get("affected") or [], block.get("unaffected") or []
+    repeats = max((h.get("repeats") for h in c.results.headers if isinstance(h.get("repeats"), int)), default=None)
+    saved = (f" ({2 * repeats * len(unaffected)} agent runs not spent)"
+             if isinstance(repeats, int) and unaffected else "")
     lines = ["### Impact", "",
              f"{len(affected)} of {len(affected) + len(unaffected)} task(s) can see the change "
-             f"({fmt.md(str(block.get('discovery')))} discovery); only they were run, and the metrics are over "
-             "them alone. A task not run has identical reachable instruction bytes in both arms.", ""]
+             f"({fmt.md(str(block.get('discovery')))} discovery); only they were run{saved}, and the metrics are "
+             "over them alone. A task not run has identical reachable instruction bytes in both arms.", ""]
     rows = [[fmt.md(t.get("task_id")), fmt.code(str(t.get("cwd"))), "run" if t.get("affected") else "not run",
              fmt.md(t.get("reason"), 200)] for t in block.get("tasks", [])]
-    lines += table(["task", "cwd", "", "why"], rows)
+    lines += table(["task", "cwd", "ran", "why"], rows)
     unreachable = block.get("unreachable_changes") or []
     if unreachable:
         lines += ["", "Changed files no task can reach (this suite does not test them): "

@@ -29,6 +29,7 @@ class TaskImpact:
     affected: bool
     reason: str
     changed: tuple[str, ...]  #: reachable files whose reachable bytes differ between the arms
+    reachable: tuple[str, ...] = ()  #: every instruction file the rule says it can reach, either arm
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class Impact:
                 "unreachable_changes": list(self.unreachable), "affected": self.affected,
                 "unaffected": [t.task_id for t in self.tasks if not t.affected],
                 "tasks": [{"task_id": t.task_id, "cwd": t.cwd, "affected": t.affected, "reason": t.reason,
-                           "changed": list(t.changed)} for t in self.tasks]}
+                           "changed": list(t.changed), "reachable": list(t.reachable)} for t in self.tasks]}
 
 
 def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]) -> Discovery:
@@ -111,7 +112,8 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
                 reason = f"its fixture patch touches instruction files ({', '.join(fixture[:5])}); run to be safe"
             else:
                 reason = f"no instruction file reachable from {task.cwd!r} differs between the arms"
-            results.append(TaskImpact(task.id, task.cwd, bool(changed or fixture), reason, tuple(changed)))
+            results.append(TaskImpact(task.id, task.cwd, bool(changed or fixture), reason, tuple(changed),
+                                      tuple(sorted({*base, *candidate}))))
     changed_paths = tuple(contract.changed_instruction_paths)
     unreachable = tuple(p for p in changed_paths if p not in reached)
     return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable)

@@ -112,7 +112,8 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     if not results.runs and not load_problems and nothing_affected(results.headers):
         comparison.decision = impact.no_task_decision(comparison.impact, policy)
         return comparison
-    comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found), load_problems)
+    warnings = provenance_warnings(found) + impact.outran(comparison.impact, results.runs)
+    comparison.decision = decide(pairing, metrics, findings, policy, warnings, load_problems)
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
     return comparison
 

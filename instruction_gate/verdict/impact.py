@@ -34,6 +34,26 @@ def no_task_decision(block: dict[str, Any], policy: Policy) -> Decision:
                     warnings=[message] if setting == "warn" else [])
 
 
+def outran(block: dict[str, Any] | None, runs: dict[tuple[str, int, str], dict[str, Any]]) -> list[str]:
+    """Warnings for runs whose agent reported loading an instruction file the rule did not predict.
+
+    The rule decided which tasks to skip; an agent that loads more than it assumes may also see
+    a change from a task the rule called unaffected. Only the runs that did happen can show it.
+    """
+    if block is None or block.get("mode") != "skip":
+        return []
+    predicted = {t.get("task_id"): set(t.get("reachable") or []) for t in block.get("tasks", [])}
+    found: dict[str, set[str]] = {}
+    for (task_id, _repeat, _variant), run in runs.items():
+        sources = run.get("instruction_sources")
+        if task_id in predicted and isinstance(sources, list):
+            found.setdefault(task_id, set()).update(str(s) for s in sources if str(s) not in predicted[task_id])
+    return [f"impact analysis: {task_id} loaded {', '.join(sorted(paths)[:5])}, which the "
+            f"{block.get('discovery')} discovery rule does not predict from its cwd; the agent reads more than "
+            "the rule assumes, so a task left unrun may have seen the change; set `impact: run` in the policy "
+            "if this persists" for task_id, paths in sorted(found.items()) if paths]
+
+
 def summary_block(block: dict[str, Any] | None) -> dict[str, Any] | None:
     """summary.json's `impact`: what was run, what was not, and why."""
     if block is None:
