@@ -266,3 +266,13 @@ def test_sequential_rounds_and_budget_caps_count_affected_tasks_only(demo, broke
     assert index["tasks"] == ["approval-schema-migration", "bug-tax-rounding", "payments-scope-override"]
     assert index["cost"]["fixed_design_runs"] == 2 * 2 * 3  # the fixed design over the affected tasks
     assert {r["task_id"] for r in index["runs"]} <= set(index["tasks"]) and len(index["runs"]) <= 10
+
+
+def test_a_bad_impact_setting_is_named():
+    from instruction_gate.errors import ConfigError
+    from instruction_gate.verdict.policy import policy_from_dict
+    with pytest.raises(ConfigError) as caught:
+        policy_from_dict({"impact": "maybe"}, "p.json")
+    assert "p.json::$.impact: 'maybe' is not 'skip', 'run' or an object" in str(caught.value.problems)
+    assert policy_from_dict({"impact": "run"}).impact == {"mode": "run", "discovery": "auto",
+                                                          "when_no_task_affected": "warn"}

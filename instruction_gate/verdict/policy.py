@@ -76,6 +76,12 @@ def impact_settings(value: Any) -> dict[str, Any]:
 
 def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     problems = schema_problems("policy", data, label)
+    impact = data.get("impact") if isinstance(data, dict) else None
+    if impact is not None and not isinstance(impact, dict) and impact not in ("skip", "run"):
+        # anyOf's own message ("not valid under any of the given schemas") does not say what is.
+        problems = [p for p in problems if not p.startswith(f"{label}::$.impact:")]
+        problems.append(f"{label}::$.impact: {impact!r} is not 'skip', 'run' or an object "
+                        "{mode, discovery, when_no_task_affected}")
     if problems:
         raise ConfigError(f"{label}: invalid policy", problems)
     sections = {}
