@@ -228,7 +228,11 @@ def test_a_mutant_no_task_can_reach_is_unreachable_not_survived(demo, tmp_path):
     assert code == 0 and report["mutants"][0]["status"] == "unreachable"
     assert report["score"]["unreachable"] == 1 and report["score"]["total"] == 0
     assert report["cost"]["agent_runs"] == 2  # the A/A control only: the mutant was not run
-    assert "no task can see these files" in (out / "mutation.md").read_text()
+    markdown = (out / "mutation.md").read_text()
+    assert "no task can see these files" in markdown and "### Instruction coverage" in markdown
+    # From services/catalog alone, the payments override and the other services' files are out of reach.
+    assert {"agent": "codex", "path": OVERRIDE, "section": None,
+            "why": "no task's cwd (services/catalog) reaches it"} in report["coverage"]
 
 
 def test_compare_warns_when_an_agent_loads_more_than_the_rule_predicts(tmp_path):

@@ -32,6 +32,7 @@ from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, UNREACHA
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
 from instruction_gate.verdict.policy import Policy, load_policy, policy_from_dict
+from instruction_gate.lint import coverage
 from instruction_gate.suite import impact
 from instruction_gate.suite.prepare import check_all, repo_root
 from instruction_gate.records import write_json_atomic, write_text_atomic
@@ -173,7 +174,9 @@ def run(args: argparse.Namespace) -> int:
                 outcomes.append(judge(results_dir, policy, mutant, sha))
             print(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
-    report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator)
+    cwds = [t.cwd for t in runner.tasks]
+    report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator,
+                            coverage.gaps(files, cwds), len(cwds))
     summary = markdown(report, args.out)
     write_text_atomic(args.out / "mutation.md", summary + "\n")
     write_json_atomic(args.out / "mutation.json", to_json(report))

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
+from instruction_gate.lint import coverage as coverage_report
+from instruction_gate.lint.coverage import Gap
 from instruction_gate.mutations.model import Mutant
 from instruction_gate.mutations.operators import NOT_APPLICABLE
 from instruction_gate.records import RECORD_SCHEMA_VERSION
@@ -56,6 +58,8 @@ class MutationReport:
     agent_runs: int  #: runs actually executed (base once, candidate per mutant, plus the control)
     naive_agent_runs: int  #: a full paired evaluation per mutant and for the control
     generated: dict[str, int] = field(default_factory=dict)  #: operator -> mutants made, before --max-mutants
+    coverage: list[Gap] = field(default_factory=list)  #: instruction text no task can reach, per agent
+    tasks: int = 0  #: tasks the coverage was computed for
 
     @property
     def killed(self) -> int:
@@ -146,6 +150,8 @@ def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
         lines += [f"| `{o.mutant.id}` | {_cell(o.mutant.description)} | {_cell(o.headline)} | {_files(o, out_dir)} |"
                   for o in killed_rows if o.mutant]
         lines += ["", "</details>", ""]
+    if report.tasks:
+        lines += coverage_report.markdown(report.coverage, report.tasks)
     return "\n".join(lines)
 
 
@@ -168,4 +174,5 @@ def to_json(report: MutationReport) -> dict[str, Any]:
             "control": _outcome(report.control),
             "cost": {"agent_runs": report.agent_runs, "naive_agent_runs": report.naive_agent_runs},
             "generated": report.generated,
+            "coverage": coverage_report.to_json(report.coverage),
             "mutants": [_outcome(o) for o in report.outcomes]}
