@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from instruction_gate.verdict import cost_report
 from instruction_gate.report import textfmt as fmt
+from instruction_gate.report.impact_md import impact_section as _impact
 from instruction_gate.report.tables import MAX_ROWS, table
 from instruction_gate.verdict import figures
 from instruction_gate.verdict.comparison import Comparison
@@ -129,29 +130,6 @@ def _provenance(c: Comparison) -> list[str]:
     return ["### Provenance", ""] + table(["", "base", "candidate"], rows) + ["", "Commits: " + ", ".join(shas) + ".", ""]
 
 
-def _impact(c: Comparison) -> list[str]:
-    """Which tasks could see the change and were run, which were not, and why."""
-    block = c.impact
-    if block is None:
-        return []
-    affected, unaffected = block.get("affected") or [], block.get("unaffected") or []
-    repeats = max((h.get("repeats") for h in c.results.headers if isinstance(h.get("repeats"), int)), default=None)
-    saved = (f" ({2 * repeats * len(unaffected)} agent runs not spent)"
-             if isinstance(repeats, int) and unaffected else "")
-    lines = ["### Impact", "",
-             f"{len(affected)} of {len(affected) + len(unaffected)} task(s) can see the change "
-             f"({fmt.md(str(block.get('discovery')))} discovery); only they were run{saved}, and the metrics are "
-             "over them alone. A task not run has identical reachable instruction bytes in both arms.", ""]
-    rows = [[fmt.md(t.get("task_id")), fmt.code(str(t.get("cwd"))), "run" if t.get("affected") else "not run",
-             fmt.md(t.get("reason"), 200)] for t in block.get("tasks", [])]
-    lines += table(["task", "cwd", "ran", "why"], rows)
-    unreachable = block.get("unreachable_changes") or []
-    if unreachable:
-        lines += ["", "Changed files no task can reach (this suite does not test them): "
-                  + ", ".join(fmt.code(p) for p in unreachable) + "."]
-    return lines + [""]
-
-
 def _spending(c: Comparison) -> list[str]:
     return cost_report.markdown(c.spending)
 
@@ -163,6 +141,9 @@ def render(c: Comparison) -> str:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    for section in (_impact, _hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance):
+    sections = (_impact, _hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance)
+    if c.impact is not None and not c.impact.get("affected") and not c.pairing.pairs:
+        sections = (_impact, _provenance)  # nothing ran: the evidence sections would only say "no data"
+    for section in sections:
         lines += section(c)
     return "\n".join(lines).rstrip() + "\n"
