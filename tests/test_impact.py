@@ -114,6 +114,7 @@ def test_imports_and_nested_files_below_the_cwd_count(git_repo):
 def test_discovery_follows_what_the_adapter_declares():
     assert impact.discovery_for("auto", ["/x/adapters/reference"], {"discovery": "codex"}).mode == "codex"
     assert impact.discovery_for("auto", ["/x/adapters/claude"], {}).mode == "claude"
+    assert impact.discovery_for("auto", ["/x/adapters/reference", "--discovery", "claude"], {}).mode == "claude"
     assert impact.discovery_for("auto", ["/x/adapters/broker", "codex"], {}).mode == "both"
     assert impact.discovery_for("claude", ["/x/adapters/codex"], {}).mode == "claude"
     assert impact.discovery_for("auto", ["codex"], {"fallback_names": "GUIDE.md"}).fallback_names == ("GUIDE.md",)

@@ -60,14 +60,16 @@ class Impact:
 def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]) -> Discovery:
     """The discovery an adapter follows: the policy's choice, else what the adapter declares.
 
-    The reference agent declares it with its `discovery` option; the Codex and Claude adapters
-    by their program name (`adapters/codex`, `adapters/claude`). Anything else (a broker, a
-    custom adapter) gets `both`: either agent's files count, the conservative choice.
+    The reference agent declares it with its `discovery` option (or `--discovery` flag); the
+    Codex and Claude adapters by their program name (`adapters/codex`, `adapters/claude`).
+    Anything else (a broker, a custom adapter) gets `both`: either agent's files count, the
+    conservative choice.
     """
     mode = setting
     if mode == "auto":
         program = PurePosixPath(adapter_argv[0]).name if adapter_argv else ""
-        declared = options.get("discovery")
+        flag = adapter_argv.index("--discovery") if "--discovery" in adapter_argv[:-1] else None
+        declared = options.get("discovery") or (adapter_argv[flag + 1] if flag is not None else None)
         mode = declared if declared in exposure.MODES else program if program in ("codex", "claude") else "both"
     budget = options.get("doc_budget_bytes", "")
     if budget and not budget.isdigit():
