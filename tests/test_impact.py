@@ -187,11 +187,13 @@ def test_no_task_can_see_the_change_warns_and_passes_or_fails_by_policy(demo, br
 
 def test_impact_run_runs_every_task_as_before(demo, broken_override, tmp_path):
     out = tmp_path / "run"
-    evaluated = _evaluate(demo, broken_override, out, "--adapter-option", "discovery=claude",
+    chosen = ["approval-schema-migration", "bug-cache-key", "payments-scope-override"]
+    # Under claude discovery impact analysis would run none of these; `run` runs them all.
+    evaluated = _evaluate(demo, broken_override, out, "--adapter-option", "discovery=claude", "--tasks", *chosen,
                           policy={"impact": "run"})
     assert evaluated.returncode in (0, 1), evaluated.stderr
     index = _index(out)
-    assert "impact" not in index and index["tasks"] == ALL_TASKS and len(index["runs"]) == 18
+    assert "impact" not in index and index["tasks"] == chosen and len(index["runs"]) == 6
     assert "impact (" not in evaluated.stderr
 
 
