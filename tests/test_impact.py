@@ -283,3 +283,17 @@ def test_a_bad_impact_setting_is_named():
     assert "p.json::$.impact: 'maybe' is not 'skip', 'run' or an object" in str(caught.value.problems)
     assert policy_from_dict({"impact": "run"}).impact == {"mode": "run", "discovery": "auto",
                                                           "when_no_task_affected": "warn"}
+
+
+def test_a_change_seen_through_a_symlink_is_not_called_unreachable(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/AGENTS.md", "**/CLAUDE.md"],
+                "tasks": [{"id": "p", "kind": "bug_fix", "cwd": "pkg", "prompt_file": "evals/p.md",
+                           "checks": [["true"]]}]}
+    git_repo.write({"pkg/AGENTS.md": "rules\n", "evals/p.md": "p\n", "evals/manifest.json": json.dumps(manifest)})
+    git_repo.symlink("pkg/CLAUDE.md", "AGENTS.md")
+    base = git_repo.commit(message="base")
+    candidate = git_repo.commit({"pkg/AGENTS.md": "rules, changed\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    found = impact.analyse(checked, Discovery("claude"))
+    assert found.affected == ["p"] and found.unreachable == ()
+    assert found.tasks[0].changed == ("pkg/CLAUDE.md",)

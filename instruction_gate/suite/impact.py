@@ -10,6 +10,7 @@ reads it without git.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
@@ -87,6 +88,17 @@ def _how(base: exposure.Exposure, candidate: exposure.Exposure, path: str) -> st
     return "at start" if reach is not None and reach.eager else "below its cwd"
 
 
+def _targets(root: Path, paths: list[str]) -> list[str]:
+    """Repository paths the given files resolve to through symlinks (inside `root`)."""
+    real_root = Path(os.path.realpath(root))
+    found = []
+    for path in paths:
+        real = Path(os.path.realpath(root / path))
+        if real.is_relative_to(real_root):
+            found.append(real.relative_to(real_root).as_posix())
+    return found
+
+
 def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: Path | None = None,
             task_ids: Iterable[str] | None = None) -> Impact:
     """Per task of the manifest (or of `task_ids`): affected or not, with the reason."""
@@ -104,7 +116,8 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
             base = exposure.reachable(arms.base, cwd, rules)
             candidate = exposure.reachable(arms.candidate, cwd, rules)
             changed = _differences(base, candidate)
-            reached.update(changed)
+            # A symlink (CLAUDE.md -> AGENTS.md) reaches its target: the target's change is seen too.
+            reached.update(changed, *(_targets(root, changed) for root in (arms.base, arms.candidate)))
             fixture = (sorted(exposure.patch_paths(blob_text(checked.repo, contract, task.fixture_patch)) & watched)
                        if task.fixture_patch else [])
             if changed:
