@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
 from instruction_gate.errors import ConfigError
-from instruction_gate.suite import exposure
+from instruction_gate.suite import arm_files, exposure
 from instruction_gate.suite.exposure import Discovery
 from instruction_gate.suite.prepare import Checked, blob_text, hidden_paths
 
@@ -107,9 +107,9 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
     tasks = [t for t in manifest.tasks if wanted is None or t.id in wanted]
     results: list[TaskImpact] = []
     reached: set[str] = set()
-    with exposure.temp_dir(temp_root) as tmp:
-        arms = exposure.arm_trees(checked.repo, contract, hidden_paths(checked), manifest.instruction_paths,
-                                  rules, Path(tmp))
+    with arm_files.temp_dir(temp_root) as tmp:
+        arms = arm_files.arm_trees(checked.repo, contract, hidden_paths(checked), manifest.instruction_paths,
+                                   rules.names, Path(tmp))
         watched = set(arms.files["base"]) | set(arms.files["candidate"]) | set(contract.changed_instruction_paths)
         for task in tasks:
             cwd = "" if task.cwd in (".", "") else task.cwd
@@ -118,7 +118,7 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
             changed = _differences(base, candidate)
             # A symlink (CLAUDE.md -> AGENTS.md) reaches its target: the target's change is seen too.
             reached.update(changed, *(_targets(root, changed) for root in (arms.base, arms.candidate)))
-            fixture = (sorted(exposure.patch_paths(blob_text(checked.repo, contract, task.fixture_patch)) & watched)
+            fixture = (sorted(arm_files.patch_paths(blob_text(checked.repo, contract, task.fixture_patch)) & watched)
                        if task.fixture_patch else [])
             if changed:
                 seen = ", ".join(f"{p} ({_how(base, candidate, p)})" for p in changed[:5])
