@@ -34,7 +34,8 @@ def test_seed_mutations_are_killed_and_control_survives(mutation_run):
     statuses = {m["id"]: m["status"] for m in report["mutants"]}
     assert statuses == {"patch:contradiction.patch": "killed", "patch:stale-command.patch": "killed",
                         "patch:truncation-tail.patch": "killed"}
-    assert report["score"] == {"killed": 3, "total": 3, "ratio": 1.0, "survived": 0, "not_evaluated": 0}
+    assert report["score"] == {"killed": 3, "total": 3, "ratio": 1.0, "survived": 0, "unreachable": 0,
+                               "not_evaluated": 0}
     assert "**3/3 killed**" in (out / "mutation.md").read_text()
 
 

@@ -21,6 +21,7 @@ from instruction_gate import __version__
 from instruction_gate.run import check_env, evaluation, rounds, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
+from instruction_gate.suite import impact
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.suite.prepare import check_all, compile_checked
@@ -77,6 +78,23 @@ def _terminate_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, handler)
 
 
+def _impact(checked, chosen: rounds.Controls, args: argparse.Namespace, adapter_argv: list[str],
+            options: dict[str, str]) -> impact.Impact | None:
+    """Which tasks can see the change (policy `impact: skip`, the default); None when every task runs.
+
+    Decided here, before anything is built, from the policy given to evaluate (`--policy`):
+    the runner must know which tasks to run, and compare reads the result from index.json.
+    """
+    if chosen.fill or chosen.impact["mode"] == "run":
+        return None
+    rules = impact.discovery_for(chosen.impact["discovery"], adapter_argv, options)
+    analysed = impact.analyse(checked, rules, "skip", args.temp_dir, args.tasks)
+    print(f"impact ({rules.mode} discovery): {len(analysed.affected)} of {len(analysed.tasks)} task(s) can see "
+          f"the change; not run: {', '.join(t.task_id for t in analysed.tasks if not t.affected) or 'none'}",
+          file=sys.stderr)
+    return analysed
+
+
 def run(args: argparse.Namespace) -> int:
     if args.validate_only:
         return validate.run(args)
@@ -125,10 +143,12 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     if unknown:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")
     repeats = chosen.repeats(manifest.repeats, args.repeats)
-    specs = evaluation.plan(manifest, repeats, args.tasks, shard)
+    analysed = _impact(checked, chosen, args, adapter_argv, options)
+    selected = analysed.selected() if analysed else args.tasks
+    specs = evaluation.plan(manifest, repeats, selected, shard)
     if shard[1] > 1 and chosen.budget.capped:
         # The policy caps the evaluation, not each shard job: each takes its share of the runs.
-        whole = len(evaluation.plan(manifest, repeats, args.tasks, (1, 1)))
+        whole = len(evaluation.plan(manifest, repeats, selected, (1, 1)))
         chosen = dataclasses.replace(chosen, budget=chosen.budget.for_share(len(specs) / whole if whole else 1.0))
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
@@ -138,12 +158,20 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
               "isolation": confinement.label, "output_limits": chosen.limits.as_record()}
     if contract.holds_code:
         print(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
+    if analysed:
+        header["impact"] = analysed.record()
     store = RunStore(args.out, header, Redactor(envs.secret_values))
     if args.resume:
         kept = store.load_finished()
         print(f"resume: {kept} finished runs kept", file=sys.stderr)
         rounds.adopt_resumed(chosen, store.runs)
     store.write_index()
+    if analysed and not specs:
+        # Nothing here can see the change: not a failure to evaluate, a finding compare reports.
+        where = "no task" if not analysed.affected else f"no affected task falls in shard {args.shard}"
+        print(f"impact: {where} can see this change ({', '.join(analysed.changed_paths)}; {analysed.discovery} "
+              f"discovery); nothing to run. {args.out}/index.json records it for compare", file=sys.stderr)
+        return 0
     _terminate_on_sigterm()
     stage, fixture_problems = build_stage(checked, args.temp_dir)
     if contract.holds_code:

@@ -17,7 +17,8 @@ from instruction_gate import git
 from instruction_gate.suite import manifest as manifest_module
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
 from instruction_gate.lint import policy as lint_policy
-from instruction_gate.lint import report
+from instruction_gate.lint import coverage, report
+from instruction_gate.lint.chains import imports_closure, instruction_files
 from instruction_gate.lint.engine import LintResult, lint_revisions
 from instruction_gate.lint.model import RULES
 from instruction_gate.lint.sarif import sarif
@@ -85,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
     base = GitTree(repo, args.base, f"base {args.base}") if args.base else None
     result = lint_revisions(candidate, base, policy, paths, directories)
     summary = report.markdown(result)
+    found: list[coverage.Gap] = []
+    if args.manifest is not None:
+        files = imports_closure(candidate, instruction_files(candidate, paths))
+        found = coverage.gaps(files, directories, policy.byte_caps)
+        summary += "\n" + "\n".join(coverage.markdown(found, len(directories)))
     print(summary)
     if args.annotations:
         for line in report.annotations(result):
@@ -94,5 +100,6 @@ def run(args: argparse.Namespace) -> int:
     if args.sarif:
         write_json_atomic(args.sarif, sarif(result, policy))
     if args.json:
-        write_json_atomic(args.json, to_json(result))
+        write_json_atomic(args.json, {**to_json(result), **({"coverage": coverage.to_json(found)}
+                                                           if args.manifest is not None else {})})
     return EXIT_GATE_FAILURE if result.failed else EXIT_PASS

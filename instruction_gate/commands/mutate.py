@@ -30,11 +30,13 @@ from instruction_gate.suite.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
 from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample, selected
-from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, MutationReport, Outcome, markdown,
-                                               not_applicable, operator_counts, status_of, to_json)
+from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, UNREACHABLE, MutationReport, Outcome,
+                                               markdown, not_applicable, operator_counts, status_of, to_json)
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner, adopt_base_runs
 from instruction_gate.verdict.policy import Policy, load_policy, policy_from_dict
+from instruction_gate.lint import coverage
+from instruction_gate.suite import impact
 from instruction_gate.suite.prepare import check_all, repo_root
 from instruction_gate.outputs import check_outputs
 from instruction_gate.records import write_json_atomic, write_text_atomic
@@ -181,6 +183,8 @@ def run(args: argparse.Namespace) -> int:
                              check_env_dir=env_dir)
         print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
+        rules = (impact.discovery_for(policy.impact["discovery"], argv, options)
+                 if policy.impact["mode"] == "skip" else None)
         control_dir = args.out / "control"
         write_diff(control_dir, files, None)
         control_store = runner.run(scratch.control_contract(base_sha, suite), control_dir, VARIANTS)
@@ -189,14 +193,23 @@ def run(args: argparse.Namespace) -> int:
         outcomes = []
         for number, mutant in enumerate(mutants, start=1):
             sha = scratch.commit(base_sha, mutant.changes, f"instruction-gate mutant {mutant.id}")
-            contract = check_all(scratch.root, scratch.manifest_path, base_sha, sha).contract
+            checked = check_all(scratch.root, scratch.manifest_path, base_sha, sha)
             results_dir = args.out / "mutants" / _slug(number, mutant)
             write_diff(results_dir, files, mutant)
-            adopt_base_runs(runner.run(contract, results_dir, ("candidate",)), base_runs)
-            outcomes.append(judge(results_dir, policy, mutant, sha))
+            reach = None if rules is None else impact.analyse(checked, rules, temp_root=args.temp_dir,
+                                                               task_ids=runner.task_ids)
+            if reach is not None and not reach.affected:
+                outcomes.append(Outcome(mutant, UNREACHABLE, f"no task can reach {', '.join(reach.changed_paths)} "
+                                        f"({rules.mode} discovery); not run", sha, str(results_dir)))
+            else:
+                tasks, extra = (None, None) if reach is None else (reach.affected, {"impact": reach.record()})
+                adopt_base_runs(runner.run(checked.contract, results_dir, ("candidate",), tasks, extra), base_runs)
+                outcomes.append(judge(results_dir, policy, mutant, sha))
             print(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
-    report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator)
+    cwds = [t.cwd for t in runner.tasks]
+    report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator,
+                            coverage.gaps(files, cwds), len(cwds))
     summary = markdown(report, args.out)
     write_text_atomic(args.out / "mutation.md", summary + "\n")
     write_json_atomic(args.out / "mutation.json", to_json(report))

@@ -46,7 +46,7 @@ def instruction_files(tree: Tree, instruction_paths: Iterable[str] = ()) -> list
     return sorted(set(named) | set(globs.filter_paths(files, instruction_paths)))
 
 
-def _imports_closure(tree: Tree, paths: list[str]) -> dict[str, bytes]:
+def imports_closure(tree: Tree, paths: list[str]) -> dict[str, bytes]:
     """Contents of `paths` and of the files their Claude `@imports` reach (within the tree)."""
     contents: dict[str, bytes] = {}
     queue = list(paths)
@@ -69,7 +69,7 @@ def _imports_closure(tree: Tree, paths: list[str]) -> dict[str, bytes]:
 def chains(tree: Tree, files: list[str], directories: Iterable[str],
            caps: dict[str, int]) -> list[Chain]:
     """Codex and Claude chains for each directory, cut at `caps[agent]` when given."""
-    contents = _imports_closure(tree, files)
+    contents = imports_closure(tree, files)
     out: list[Chain] = []
     with tempfile.TemporaryDirectory(prefix="ig-lint-") as tmp:
         root = Path(tmp)

@@ -9,11 +9,16 @@ from pathlib import Path
 from typing import Any
 
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS
+from instruction_gate.lint import coverage as coverage_report
+from instruction_gate.lint.coverage import Gap
 from instruction_gate.mutations.model import Mutant
 from instruction_gate.mutations.operators import NOT_APPLICABLE
 from instruction_gate.records import RECORD_SCHEMA_VERSION
 
 KILLED, SURVIVED, NOT_EVALUATED = "killed", "survived", "not evaluated"
+#: A mutant in text no task can reach (impact analysis): not run, and not counted in the score,
+#: since no suite of these tasks could have noticed it; a coverage gap, not a surviving rule.
+UNREACHABLE = "unreachable"
 
 #: What the suite failed to show when a mutant of each operator survives. Not always "no task
 #: depends on this rule": an inserted "Always edit X" next to "Never edit X" is outvoted when
@@ -53,14 +58,21 @@ class MutationReport:
     agent_runs: int  #: runs actually executed (base once, candidate per mutant, plus the control)
     naive_agent_runs: int  #: a full paired evaluation per mutant and for the control
     generated: dict[str, int] = field(default_factory=dict)  #: operator -> mutants made, before --max-mutants
+    coverage: list[Gap] = field(default_factory=list)  #: instruction text no task can reach, per agent
+    tasks: int = 0  #: tasks the coverage was computed for
 
     @property
     def killed(self) -> int:
         return sum(o.status == KILLED for o in self.outcomes)
 
     @property
+    def reachable(self) -> list[Outcome]:
+        return [o for o in self.outcomes if o.status != UNREACHABLE]
+
+    @property
     def score(self) -> float | None:
-        return self.killed / len(self.outcomes) if self.outcomes else None
+        """Killed among the mutants some task can reach; unreachable ones are counted apart."""
+        return self.killed / len(self.reachable) if self.reachable else None
 
 
 def _cell(text: str) -> str:
@@ -93,11 +105,14 @@ def not_applicable(generated: dict[str, int]) -> str:
 
 def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
     """The report; `out_dir` is where it is written, so links to each mutant's files are relative."""
-    total, killed = len(report.outcomes), report.killed
+    total, killed = len(report.reachable), report.killed
     score = f"{report.score:.0%}" if report.score is not None else "n/a"
     control_ok = report.control.status == SURVIVED
+    unreachable = [o for o in report.outcomes if o.status == UNREACHABLE]
     lines = ["## Mutation testing", "",
-             f"Mutation score: **{killed}/{total} killed** ({score}) against base `{report.base_sha[:12]}`.",
+             f"Mutation score: **{killed}/{total} killed** ({score}) against base `{report.base_sha[:12]}`"
+             + (f"; {len(unreachable)} more in text no task can reach (unreachable, not run, not in the score)."
+                if unreachable else "."),
              f"A/A control (candidate identical to base): **{report.control.status}**"
              + (" as it must." if control_ok else " — the gate fails identical instructions; its verdicts are not "
                                                   "trustworthy until this is fixed (see its "
@@ -112,7 +127,14 @@ def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
         skipped = not_applicable(report.generated)
         lines += [f"Not applicable here (no mutant): {skipped}."] if skipped else []
     lines.append("")
-    survivors = [o for o in report.outcomes if o.status != KILLED]
+    if unreachable:
+        lines += ["### Unreachable mutants: no task can see these files", "",
+                  "Add a task whose working directory reaches them (README \"Spending fewer runs\").", "",
+                  "| mutant | file | change | files |", "|---|---|---|---|"]
+        lines += [f"| `{o.mutant.id}` | `{o.mutant.path}` | {_cell(o.mutant.description)} "
+                  f"| {_link(o, out_dir, 'mutant.diff', 'diff')} |" for o in unreachable if o.mutant]
+        lines.append("")
+    survivors = [o for o in report.outcomes if o.status not in (KILLED, UNREACHABLE)]
     if survivors:
         lines += ["### Surviving mutants: the suite did not notice these changes", "",
                   "| mutant | status | change | instruction removed or altered | what surviving means | files |",
@@ -128,6 +150,8 @@ def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
         lines += [f"| `{o.mutant.id}` | {_cell(o.mutant.description)} | {_cell(o.headline)} | {_files(o, out_dir)} |"
                   for o in killed_rows if o.mutant]
         lines += ["", "</details>", ""]
+    if report.tasks:
+        lines += coverage_report.markdown(report.coverage, report.tasks)
     return "\n".join(lines)
 
 
@@ -143,10 +167,12 @@ def _outcome(o: Outcome) -> dict[str, Any]:
 def to_json(report: MutationReport) -> dict[str, Any]:
     return {"schema_version": RECORD_SCHEMA_VERSION, "kind": "instruction-gate/mutation",
             "base_sha": report.base_sha,
-            "score": {"killed": report.killed, "total": len(report.outcomes), "ratio": report.score,
+            "score": {"killed": report.killed, "total": len(report.reachable), "ratio": report.score,
                       "survived": sum(o.status == SURVIVED for o in report.outcomes),
+                      "unreachable": sum(o.status == UNREACHABLE for o in report.outcomes),
                       "not_evaluated": sum(o.status == NOT_EVALUATED for o in report.outcomes)},
             "control": _outcome(report.control),
             "cost": {"agent_runs": report.agent_runs, "naive_agent_runs": report.naive_agent_runs},
             "generated": report.generated,
+            "coverage": coverage_report.to_json(report.coverage),
             "mutants": [_outcome(o) for o in report.outcomes]}

@@ -42,20 +42,24 @@ class SuiteRunner:
     def tasks(self) -> list:
         return [t for t in self.manifest.tasks if self.task_ids is None or t.id in self.task_ids]
 
-    def header(self, contract: Contract) -> dict[str, Any]:
+    def header(self, contract: Contract, task_ids: list[str] | None = None) -> dict[str, Any]:
+        tasks = [t.id for t in self.tasks if task_ids is None or t.id in task_ids]
         return {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
                 "merge_base_sha": contract.merge_base_sha, "manifest_sha256": self.manifest.sha256,
-                "repeats": self.repeats, "shard": "1/1", "tasks": [t.id for t in self.tasks],
-                "planned_runs": 2 * self.repeats * len(self.tasks),
+                "repeats": self.repeats, "shard": "1/1", "tasks": tasks,
+                "planned_runs": 2 * self.repeats * len(tasks),
                 "changed_instruction_paths": list(contract.changed_instruction_paths),
                 "isolation": self.sandbox.label}
 
-    def run(self, contract: Contract, out: Path, variants: tuple[str, ...]) -> RunStore:
-        """Run `variants` of every (task, repeat) into `out`; returns the store with the records."""
+    def run(self, contract: Contract, out: Path, variants: tuple[str, ...], task_ids: list[str] | None = None,
+            extra_header: dict[str, Any] | None = None) -> RunStore:
+        """Run `variants` of every (task, repeat) into `out` (only `task_ids` when given, e.g. the tasks
+        a mutant can reach); returns the store with the records."""
         checked = Checked(self.repo, self.manifest, contract)
-        header = self.header(contract)
+        header = {**self.header(contract, task_ids), **(extra_header or {})}
         store = RunStore(out, header, Redactor(self.envs.secret_values))
-        specs = [s for s in evaluation.plan(self.manifest, self.repeats, self.task_ids, (1, 1)) if s.variant in variants]
+        chosen = [t.id for t in self.tasks if task_ids is None or t.id in task_ids]
+        specs = [s for s in evaluation.plan(self.manifest, self.repeats, chosen, (1, 1)) if s.variant in variants]
         stage, fixture_problems = build_stage(checked, self.temp_root)
         try:
             prompts, solutions = task_texts(checked, stage)
@@ -71,6 +75,9 @@ class SuiteRunner:
 
 def adopt_base_runs(store: RunStore, base_runs: dict[RunKey, dict[str, Any]]) -> None:
     """Put the shared base runs into a mutant's store, marked as reused, so its index pairs them."""
+    tasks = set(store.header["tasks"])
     for key, record in base_runs.items():
+        if key[0] not in tasks:
+            continue  # a task the mutant cannot reach was not run for it
         store.runs[key] = {**record, "candidate_sha": store.header["candidate_sha"], "reused": True}
     store.write_index()

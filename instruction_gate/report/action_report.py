@@ -151,8 +151,9 @@ def _mutate_outcome(code: int, output_dir: Path | None) -> Outcome:
     score, control = report.get("score") or {}, (report.get("control") or {}).get("status")
     ratio = score.get("ratio")
     outcome.mutation_score = "" if ratio is None else f"{ratio:.4g}"
+    unreachable = f", {score['unreachable']} unreachable" if score.get("unreachable") else ""
     outcome.exit_reason = (f"mutation score {score.get('killed')}/{score.get('total')} killed, "
-                           f"{score.get('survived')} survived; A/A control {control}")
+                           f"{score.get('survived')} survived{unreachable}; A/A control {control}")
     outcome.summary_path = str(report_md) if report_md and report_md.is_file() else ""
     outcome.summary_json_path = str(report_json)
     return outcome

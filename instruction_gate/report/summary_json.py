@@ -10,7 +10,7 @@ from typing import Any
 
 from instruction_gate import __version__
 
-from instruction_gate.verdict import held_code, spending_compare
+from instruction_gate.verdict import held_code, impact, spending_compare
 from instruction_gate.verdict.comparison import Comparison, as_plain
 from instruction_gate.verdict.metrics import MetricResult
 from instruction_gate.records import RECORD_SCHEMA_VERSION
@@ -82,6 +82,7 @@ def build_summary(comparison: Comparison) -> dict[str, Any]:
         "rules": rule_summary(comparison.pairing.pairs, confidence),
         "spending": spending_compare.summary_block(comparison.spending),
         "held_code": held_code.block(results.headers),
+        "impact": impact.summary_block(comparison.impact),
         "p_value_method": (f"two-sided sign-flip permutation over task means; exact up to "
                            f"{EXACT_SIGN_FLIP_MAX_TASKS} tasks, else {comparison.policy.statistics['draws']} "
                            f"seeded draws (seed {comparison.policy.statistics['seed']})"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from instruction_gate.verdict import cost_report, held_code
 from instruction_gate.report import textfmt as fmt
+from instruction_gate.report.impact_md import impact_section as _impact
 from instruction_gate.report.tables import MAX_ROWS, table
 from instruction_gate.verdict import figures
 from instruction_gate.verdict.comparison import Comparison
@@ -145,6 +146,9 @@ def render(c: Comparison) -> str:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    for section in (_held_code, _hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance):
+    sections = (_held_code, _impact, _hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance)
+    if c.impact is not None and not c.impact.get("affected") and not c.pairing.pairs:
+        sections = (_impact, _provenance)  # nothing ran: the evidence sections would only say "no data"
+    for section in sections:
         lines += section(c)
     return "\n".join(lines).rstrip() + "\n"

@@ -24,7 +24,7 @@ from instruction_gate.run.limits import OutputLimits
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.evaluation import Evaluation, RunSpec
 from instruction_gate.verdict.pairing import pair_runs
-from instruction_gate.verdict.policy import Policy, load_policy
+from instruction_gate.verdict.policy import Policy, impact_settings, load_policy
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.verdict.results import ResultSet
 
@@ -150,6 +150,7 @@ class Controls:
     fill: bool = False
     policy: Policy | None = None  #: the hard gates a sequential evaluation stops on, judged as compare will
     limits: OutputLimits = field(default_factory=OutputLimits)  #: output limits per run (policy `limits`)
+    impact: dict[str, Any] = field(default_factory=lambda: impact_settings(None))  #: policy `impact`, filled
 
     def repeats(self, manifest_repeats: int, flag: int | None) -> int:
         if self.design is None:
@@ -179,7 +180,7 @@ def controls(args: Any) -> Controls:
                               "(raise --jobs) or remove `sequential` to shard")
     bound = policy.soft.get("max_success_rate_drop") or 0.0
     return Controls(Budget.from_policy(policy.budget), design, float(bound), cache, args.fill_baseline_cache,
-                    policy, OutputLimits.from_policy(policy.limits))
+                    policy, OutputLimits.from_policy(policy.limits), policy.impact)
 
 
 def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Controls,

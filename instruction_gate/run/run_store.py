@@ -47,12 +47,15 @@ class RunStore:
                 if recorded.get(name) and recorded[name] != self.header.get(name):
                     raise ConfigError(f"--resume: {previous}::$.{name} is {str(recorded[name])[:12]}..., this "
                                       f"evaluation's is {str(self.header.get(name))[:12]}...; use a fresh --out directory")
-        selected = set(self.header.get("tasks") or ())
+        # An empty selection (impact analysis found no task to run) adopts nothing; only a header
+        # without a task list means every task.
+        listed = self.header.get("tasks")
+        selected = set(listed or ())
         for path in sorted(self.out.glob("*/repeat-*/*/run.json")):
             record = read_json_record(path)
             same_pair = (record.get("base_sha"), record.get("candidate_sha")) == (self.header["base_sha"],
                                                                                   self.header["candidate_sha"])
-            if same_pair and (not selected or record.get("task_id") in selected):
+            if same_pair and (listed is None or record.get("task_id") in selected):
                 self.runs[(record["task_id"], record["repeat"], record["variant"])] = record
         return len(self.runs)
 

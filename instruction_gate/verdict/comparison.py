@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from instruction_gate.verdict import check_health, spending_compare, stats
+from instruction_gate.verdict import check_health, impact, spending_compare, stats
 from instruction_gate.verdict.decision import Decision, decide
 from instruction_gate.verdict.hardgates import HardFinding, classify
 from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
 from instruction_gate.verdict.pairing import Pairing, pair_runs
 from instruction_gate.verdict.policy import Policy
-from instruction_gate.verdict.results import ResultSet
+from instruction_gate.verdict.results import ResultSet, nothing_affected
 from instruction_gate.rules.compare import evaluate_rule_metrics
 
 PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest",
@@ -48,6 +48,7 @@ class Comparison:
     provenance: dict[str, dict[str, list[str]]]  #: field -> variant -> distinct values
     decision: Decision
     spending: dict[str, Any] = field(default_factory=dict)  #: sequential stop, budget, cost (spending_compare)
+    impact: dict[str, Any] | None = None  #: the runner's impact block (which tasks could see the change)
 
     def metric(self, name: str) -> MetricResult:
         return next(m for m in self.metrics if m.spec.name == name)
@@ -112,7 +113,12 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,
                             Decision("error", 3, ""), spending)
     comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
-    comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found) + evidence_warnings,
+    comparison.impact = impact.view(results.headers)
+    if not results.runs and not load_problems and nothing_affected(results.headers):
+        comparison.decision = impact.no_task_decision(comparison.impact, policy)
+        return comparison
+    warnings = provenance_warnings(found) + evidence_warnings + impact.outran(comparison.impact, results.runs)
+    comparison.decision = decide(pairing, metrics, findings, policy, warnings,
                                  load_problems, evidence_problems, check_health.break_note(breaks))
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
     mark_unisolated(comparison.decision, found)

@@ -49,6 +49,8 @@ class Policy:
     limits: dict[str, Any] = field(default_factory=dict)  #: output limits per agent run (evaluate)
     #: min_resolved_tasks, min_resolved_share, warn_resolved_share, environment signatures (check_health)
     evidence: dict[str, Any] = field(default_factory=lambda: _defaults("evidence"))
+    #: impact analysis: mode (skip | run), discovery, when_no_task_affected (see `impact_settings`)
+    impact: dict[str, Any] = field(default_factory=lambda: impact_settings(None))
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -67,8 +69,25 @@ class Policy:
         return float(self.statistics["confidence_level"])
 
 
+def impact_settings(value: Any) -> dict[str, Any]:
+    """The `impact` setting with defaults filled; the string form is shorthand for its mode."""
+    object_form = load_schema("policy")["properties"]["impact"]["anyOf"][1]["properties"]
+    settings = {key: spec["default"] for key, spec in object_form.items()}
+    if isinstance(value, str):
+        settings["mode"] = value
+    elif isinstance(value, dict):
+        settings.update(value)
+    return settings
+
+
 def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     problems = schema_problems("policy", data, label)
+    impact = data.get("impact") if isinstance(data, dict) else None
+    if impact is not None and not isinstance(impact, dict) and impact not in ("skip", "run"):
+        # anyOf's own message ("not valid under any of the given schemas") does not say what is.
+        problems = [p for p in problems if not p.startswith(f"{label}::$.impact:")]
+        problems.append(f"{label}::$.impact: {impact!r} is not 'skip', 'run' or an object "
+                        "{mode, discovery, when_no_task_affected}")
     if problems:
         raise ConfigError(f"{label}: invalid policy", problems)
     sections = {}
@@ -85,7 +104,7 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
         raise ConfigError(f"{label}: invalid policy", bad)
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
                   data.get("sequential"), data.get("budget") or {}, sections["contract"], data.get("limits") or {},
-                  sections["evidence"])
+                  sections["evidence"], impact_settings(data.get("impact")))
 
 
 def _regex_errors(items: list[dict[str, str]]) -> list[tuple[int, re.error]]:

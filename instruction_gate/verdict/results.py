@@ -121,6 +121,12 @@ def _distinct(runs: list[dict[str, Any]], name: str) -> list[tuple[int, Any]]:
     return [(position, value) for value, position in first.items()]
 
 
+def nothing_affected(headers: list[dict[str, Any]]) -> bool:
+    """The runner's impact analysis found no task that can see the change (so no run is expected)."""
+    blocks = [h["impact"] for h in headers if isinstance(h.get("impact"), dict)]
+    return bool(blocks) and blocks[0].get("mode") == "skip" and not blocks[0].get("affected")
+
+
 def load_results(paths: list[Path]) -> ResultSet:
     """Merge every input; exit 3 when there is nothing at all to compare."""
     result = ResultSet()
@@ -132,7 +138,7 @@ def load_results(paths: list[Path]) -> ResultSet:
             raise ConfigError(f"{path}: given twice (directly or through a directory)")
         seen.add(resolved)
         add_file(result, path)
-    if not result.runs:
+    if not result.runs and not nothing_affected(result.headers):
         raise NotEvaluatedError(f"no run records in {', '.join(map(str, files))}")
     return result
 

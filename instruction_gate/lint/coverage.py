@@ -1,0 +1,87 @@
+"""Instruction coverage: which instruction files, and which sections, no task of the suite can reach.
+
+An instruction no task loads is untested: its edits pass the gate without evidence. Reach
+follows impact analysis (`suite/exposure.py`): per agent, what loads at start in a task's
+`cwd` (the Codex chain cut at its budget, Claude's memory files and imports) plus every
+instruction file below it. A file some agent could load from the repository root (its whole
+subtree) but no task reaches is a gap; so is a section of a file that every task receives only
+cut short, past the cut.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+from instruction_gate.suite.exposure import Discovery, reachable
+
+AGENTS = ("codex", "claude")
+_HEADING = re.compile(rb"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Instruction text no task can reach for one agent."""
+
+    agent: str
+    path: str
+    section: str | None  #: heading of an unreachable section; None: the whole file
+    why: str
+
+
+def _sections_past(data: bytes, cut: int) -> list[str]:
+    return [m.group(1).decode("utf-8", errors="replace") for m in _HEADING.finditer(data) if m.start() >= cut]
+
+
+def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | None = None) -> list[Gap]:
+    """Per agent, what of `files` (path -> bytes, the revision's instruction files) no task in `cwds` reaches."""
+    cwds = sorted({"" if c in (".", "") else c.strip("/") for c in cwds})
+    found: list[Gap] = []
+    with tempfile.TemporaryDirectory(prefix="ig-coverage-") as tmp:
+        root = Path(tmp)
+        (root / ".git").mkdir()
+        for path, data in files.items():
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(data)
+        for agent in AGENTS:
+            budget = (caps or {}).get(agent, Discovery().codex_budget)
+            rules = Discovery(agent, codex_budget=budget)
+            loadable = reachable(root, "", rules)  # the root's subtree is the whole repository
+            reached = [reachable(root, cwd, rules) for cwd in cwds]
+            for path in sorted(loadable):
+                reaches = [r[path] for r in reached if path in r]
+                if not reaches:
+                    found.append(Gap(agent, path, None, f"no task's cwd ({', '.join(cwds) or 'none'}) reaches it"))
+                    continue
+                if any(r.lazy for r in reaches):
+                    continue
+                cut = max(r.eager_bytes for r in reaches)
+                size = len(files.get(path, b""))
+                for heading in _sections_past(files.get(path, b""), cut) if cut < size else []:
+                    found.append(Gap(agent, path, heading, f"past the {cut}-byte cut every task receives"))
+    return found
+
+
+def markdown(found: list[Gap], tasks: int) -> list[str]:
+    """The lint summary's coverage section."""
+    lines = ["### Instruction coverage", ""]
+    if not found:
+        return lines + [f"Every instruction file an agent can load is reached by at least one of the {tasks} "
+                        "task(s), whole.", ""]
+    lines += [f"Instruction text no task of the suite ({tasks} task(s)) can reach: edits here pass the gate "
+              "without evidence, and mutants here are unreachable. Add a task whose working directory "
+              "reaches it.", "", "| agent | file | section | why |", "|---|---|---|---|"]
+    lines += [f"| {g.agent} | `{_cell(g.path)}` | {_cell(g.section or '(whole file)')} | {_cell(g.why)} |"
+              for g in found]
+    return lines + [""]
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'").replace("\n", " ")
+
+
+def to_json(found: list[Gap]) -> list[dict[str, str | None]]:
+    return [{"agent": g.agent, "path": g.path, "section": g.section, "why": g.why} for g in found]

@@ -1,0 +1,134 @@
+"""Impact analysis: which tasks can see an instruction change, decided before any agent runs.
+
+A task is affected when the instruction bytes its agent can reach (`exposure.reachable`)
+differ between the arms, or when its fixture patch touches an instruction file (the fixture
+lands on both arms' instructions, so the static view cannot vouch for it). Everything else
+is unaffected: its true paired difference is zero, so running it only spends agent runs and
+dilutes the success-rate estimate. The result goes into index.json (`impact`), where compare
+reads it without git.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any, Iterable
+
+from instruction_gate.errors import ConfigError
+from instruction_gate.suite import arm_files, exposure
+from instruction_gate.suite.exposure import Discovery
+from instruction_gate.suite.prepare import Checked, blob_text, hidden_paths
+
+
+@dataclass(frozen=True)
+class TaskImpact:
+    """Whether one task can see the change, and why."""
+
+    task_id: str
+    cwd: str
+    affected: bool
+    reason: str
+    changed: tuple[str, ...]  #: reachable files whose reachable bytes differ between the arms
+    reachable: tuple[str, ...] = ()  #: every instruction file the rule says it can reach, either arm
+
+
+@dataclass(frozen=True)
+class Impact:
+    mode: str  #: skip | run (run: every task is run whatever it can see)
+    discovery: str  #: codex | claude | both
+    tasks: tuple[TaskImpact, ...]
+    changed_paths: tuple[str, ...]  #: instruction files the candidate changes
+    unreachable: tuple[str, ...]  #: changed files no task can reach
+
+    @property
+    def affected(self) -> list[str]:
+        return [t.task_id for t in self.tasks if t.affected]
+
+    def selected(self) -> list[str]:
+        """Task ids to run: the affected ones under `skip`, every task under `run`."""
+        return [t.task_id for t in self.tasks if t.affected or self.mode == "run"]
+
+    def record(self) -> dict[str, Any]:
+        """The `impact` block of index.json."""
+        return {"mode": self.mode, "discovery": self.discovery, "changed_paths": list(self.changed_paths),
+                "unreachable_changes": list(self.unreachable), "affected": self.affected,
+                "unaffected": [t.task_id for t in self.tasks if not t.affected],
+                "tasks": [{"task_id": t.task_id, "cwd": t.cwd, "affected": t.affected, "reason": t.reason,
+                           "changed": list(t.changed), "reachable": list(t.reachable)} for t in self.tasks]}
+
+
+def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]) -> Discovery:
+    """The discovery an adapter follows: the policy's choice, else what the adapter declares.
+
+    The reference agent declares it with its `discovery` option (or `--discovery` flag); the
+    Codex and Claude adapters by their program name (`adapters/codex`, `adapters/claude`).
+    Anything else (a broker, a custom adapter) gets `both`: either agent's files count, the
+    conservative choice.
+    """
+    mode = setting
+    if mode == "auto":
+        program = PurePosixPath(adapter_argv[0]).name if adapter_argv else ""
+        flag = adapter_argv.index("--discovery") if "--discovery" in adapter_argv[:-1] else None
+        declared = options.get("discovery") or (adapter_argv[flag + 1] if flag is not None else None)
+        mode = declared if declared in exposure.MODES else program if program in ("codex", "claude") else "both"
+    budget = options.get("doc_budget_bytes", "")
+    if budget and not budget.isdigit():
+        raise ConfigError(f"adapter option doc_budget_bytes: expected a byte count, got {budget!r}")
+    fallback = tuple(n.strip() for n in options.get("fallback_names", "").split(",") if n.strip())
+    return Discovery(mode, int(budget) if budget else exposure.discovery.CODEX_BUDGET_BYTES, fallback)
+
+
+def _differences(base: exposure.Exposure, candidate: exposure.Exposure) -> list[str]:
+    return sorted(p for p in {*base, *candidate} if base.get(p) != candidate.get(p))
+
+
+def _how(base: exposure.Exposure, candidate: exposure.Exposure, path: str) -> str:
+    reach = candidate.get(path) or base.get(path)
+    return "at start" if reach is not None and reach.eager else "below its cwd"
+
+
+def _targets(root: Path, paths: list[str]) -> list[str]:
+    """Repository paths the given files resolve to through symlinks (inside `root`)."""
+    real_root = Path(os.path.realpath(root))
+    found = []
+    for path in paths:
+        real = Path(os.path.realpath(root / path))
+        if real.is_relative_to(real_root):
+            found.append(real.relative_to(real_root).as_posix())
+    return found
+
+
+def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: Path | None = None,
+            task_ids: Iterable[str] | None = None) -> Impact:
+    """Per task of the manifest (or of `task_ids`): affected or not, with the reason."""
+    manifest, contract = checked.manifest, checked.contract
+    wanted = set(task_ids) if task_ids is not None else None
+    tasks = [t for t in manifest.tasks if wanted is None or t.id in wanted]
+    results: list[TaskImpact] = []
+    reached: set[str] = set()
+    with arm_files.temp_dir(temp_root) as tmp:
+        arms = arm_files.arm_trees(checked.repo, contract, hidden_paths(checked), manifest.instruction_paths,
+                                   rules.names, Path(tmp))
+        watched = set(arms.files["base"]) | set(arms.files["candidate"]) | set(contract.changed_instruction_paths)
+        for task in tasks:
+            cwd = "" if task.cwd in (".", "") else task.cwd
+            base = exposure.reachable(arms.base, cwd, rules)
+            candidate = exposure.reachable(arms.candidate, cwd, rules)
+            changed = _differences(base, candidate)
+            # A symlink (CLAUDE.md -> AGENTS.md) reaches its target: the target's change is seen too.
+            reached.update(changed, *(_targets(root, changed) for root in (arms.base, arms.candidate)))
+            fixture = (sorted(arm_files.patch_paths(blob_text(checked.repo, contract, task.fixture_patch)) & watched)
+                       if task.fixture_patch else [])
+            if changed:
+                seen = ", ".join(f"{p} ({_how(base, candidate, p)})" for p in changed[:5])
+                reason = f"sees {seen}" + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+            elif fixture:
+                reason = f"its fixture patch touches instruction files ({', '.join(fixture[:5])}); run to be safe"
+            else:
+                reason = f"no instruction file reachable from {task.cwd!r} differs between the arms"
+            results.append(TaskImpact(task.id, task.cwd, bool(changed or fixture), reason, tuple(changed),
+                                      tuple(sorted({*base, *candidate}))))
+    changed_paths = tuple(contract.changed_instruction_paths)
+    unreachable = tuple(p for p in changed_paths if p not in reached)
+    return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable)

@@ -1,0 +1,42 @@
+"""Instruction coverage in the lint: files and sections no task of the suite can reach, per agent."""
+
+from __future__ import annotations
+
+import json
+
+from instruction_gate.cli import main
+from instruction_gate.lint.coverage import gaps
+
+LONG = b"# Rules\n\n- Run `make test`.\n\n" + b"- Keep it short.\n" * 2100 + b"\n## Release steps\n\n- Tag it.\n"
+
+
+def test_files_no_cwd_reaches_are_gaps_for_the_agents_that_load_them():
+    files = {"AGENTS.md": b"root\n", "CLAUDE.md": b"see @docs/more.md\n", "docs/more.md": b"more\n",
+             "pkg/a/AGENTS.md": b"a\n", "pkg/b/AGENTS.md": b"b\n", "pkg/b/CLAUDE.md": b"b\n"}
+    found = {(g.agent, g.path, g.section) for g in gaps(files, ["pkg/a"])}
+    # From pkg/a the root chain loads at start; pkg/b is a sibling, never below the cwd.
+    assert found == {("codex", "pkg/b/AGENTS.md", None), ("claude", "pkg/b/CLAUDE.md", None)}
+    assert gaps(files, ["."]) == []  # everything is below the root
+
+
+def test_sections_past_the_codex_cut_are_gaps_when_no_task_sees_the_file_whole():
+    found = gaps({"AGENTS.md": LONG}, ["."])
+    assert [(g.agent, g.section) for g in found] == [("codex", "Release steps")]
+    assert "32768-byte cut" in found[0].why
+    assert gaps({"AGENTS.md": LONG}, ["."], {"codex": 1 << 20}) == []
+
+
+def test_lint_reports_coverage_with_a_manifest(git_repo, tmp_path, capsys):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/AGENTS.md"],
+                "tasks": [{"id": "a", "kind": "bug_fix", "cwd": "pkg/a", "prompt_file": "evals/a.md",
+                           "checks": [["true"]]}]}
+    commit = git_repo.commit({"AGENTS.md": "root\n", "pkg/a/AGENTS.md": "a\n", "pkg/b/AGENTS.md": "b | c\n",
+                              "evals/a.md": "x\n", "evals/manifest.json": json.dumps(manifest)})
+    out = tmp_path / "lint.json"
+    code = main(["lint", "--repo", str(git_repo.path), "--manifest", str(git_repo.path / "evals/manifest.json"),
+                 "--candidate", commit, "--json", str(out)])
+    assert code == 0
+    assert json.loads(out.read_text())["coverage"] == [
+        {"agent": "codex", "path": "pkg/b/AGENTS.md", "section": None, "why": "no task's cwd (pkg/a) reaches it"}]
+    printed = capsys.readouterr().out
+    assert "### Instruction coverage" in printed and "| codex | `pkg/b/AGENTS.md` | (whole file) |" in printed

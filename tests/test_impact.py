@@ -1,0 +1,299 @@
+"""Impact analysis: which tasks can see an instruction change, run only those, judge over them."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from instruction_gate import demo_repo
+from instruction_gate.suite import impact
+from instruction_gate.suite.exposure import Discovery
+from instruction_gate.suite.prepare import check_all
+
+ALL_TASKS = ["add-idempotency-test", "approval-schema-migration", "bug-cache-key", "bug-tax-rounding",
+             "discount-helper-two-turns", "discover-contribution-policy", "docs-typo-negative-control",
+             "payments-scope-override", "refactor-email-parser"]
+OVERRIDE = "services/payments/AGENTS.override.md"
+#: The approval rule the approval-schema-migration task depends on.
+APPROVAL_LINE = "- Ask for approval before running `make db:migrate`: it changes the shared database.\n"
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    return demo_repo.build(tmp_path_factory.mktemp("impact") / "repo", demo_repo.resolve_candidate("benign"))
+
+
+def _candidate(demo, path: str, edit) -> str:
+    """A commit on the demo's base that edits one instruction file with `edit(text) -> text`."""
+    repo = demo.path
+    subprocess.run(["git", "checkout", "-q", "--detach", demo.base], cwd=repo, check=True)
+    target = repo / path
+    target.write_text(edit(target.read_text()))
+    subprocess.run(["git", "commit", "-q", "-am", f"edit {path}"], cwd=repo, check=True)
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def broken_override(demo):
+    return _candidate(demo, OVERRIDE, lambda text: text.replace(APPROVAL_LINE, ""))
+
+
+@pytest.fixture(scope="module")
+def root_edit(demo):
+    return _candidate(demo, "AGENTS.md", lambda text: text + "\n- Prefer small commits.\n")
+
+
+def _analyse(demo, candidate, mode):
+    checked = check_all(demo.path, demo.suite / "manifest.json", demo.base, candidate)
+    return impact.analyse(checked, Discovery(mode))
+
+
+@pytest.mark.parametrize("mode", ["codex", "both"])
+def test_an_override_edit_reaches_only_tasks_whose_cwd_can_see_it(demo, broken_override, mode):
+    found = _analyse(demo, broken_override, mode)
+    # services/catalog cannot see services/payments; the root tasks see it below their cwd.
+    assert found.affected == [t for t in (t.task_id for t in found.tasks) if t != "bug-cache-key"]
+    by_id = {t.task_id: t for t in found.tasks}
+    assert "at start" in by_id["approval-schema-migration"].reason
+    assert "below its cwd" in by_id["bug-tax-rounding"].reason
+    assert "services/catalog" in by_id["bug-cache-key"].reason and not by_id["bug-cache-key"].affected
+    assert found.unreachable == ()
+
+
+def test_claude_never_loads_an_agents_override_so_no_task_is_affected(demo, broken_override):
+    found = _analyse(demo, broken_override, "claude")
+    assert found.affected == []
+    assert found.unreachable == (OVERRIDE,)
+
+
+@pytest.mark.parametrize("mode", ["codex", "claude", "both"])
+def test_a_root_agents_edit_reaches_every_task(demo, root_edit, mode):
+    found = _analyse(demo, root_edit, mode)
+    assert sorted(found.affected) == ALL_TASKS
+
+
+def test_a_file_no_task_reaches_is_reported_unreachable(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/AGENTS.md", "**/CLAUDE.md"],
+                "tasks": [{"id": "a", "kind": "bug_fix", "cwd": "pkg/a", "prompt_file": "evals/a.md",
+                           "checks": [["true"]]}]}
+    base = git_repo.commit({"AGENTS.md": "root\n", "pkg/a/AGENTS.md": "a\n", "pkg/b/AGENTS.md": "b\n",
+                            "pkg/b/CLAUDE.md": "see @../../docs/x.md\n", "evals/a.md": "do it\n",
+                            "evals/manifest.json": json.dumps(manifest)})
+    candidate = git_repo.commit({"pkg/b/AGENTS.md": "b, changed\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    for mode in ("codex", "claude", "both"):
+        found = impact.analyse(checked, Discovery(mode))
+        assert found.affected == [] and found.unreachable == ("pkg/b/AGENTS.md",), mode
+
+
+def test_imports_and_nested_files_below_the_cwd_count(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/*.md"],
+                "hidden_paths": ["evals/**"],
+                "tasks": [{"id": "root", "kind": "bug_fix", "cwd": ".", "prompt_file": "evals/r.md",
+                           "checks": [["true"]]},
+                          {"id": "b", "kind": "bug_fix", "cwd": "b", "prompt_file": "evals/b.md",
+                           "checks": [["true"]]}]}
+    base = git_repo.commit({"CLAUDE.md": "rules in @docs/rules.md\n", "docs/rules.md": "one\n",
+                            "a/deep/CLAUDE.md": "deep\n", "b/x.py": "", "evals/r.md": "r\n", "evals/b.md": "b\n",
+                            "evals/manifest.json": json.dumps(manifest)})
+    imported = git_repo.commit({"docs/rules.md": "two\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, imported)
+    assert impact.analyse(checked, Discovery("claude")).affected == ["root", "b"]  # an import is loaded at start
+    assert impact.analyse(checked, Discovery("codex")).affected == []  # Codex does not follow imports
+    deep = git_repo.commit({"a/deep/CLAUDE.md": "deeper\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", imported, deep)
+    assert impact.analyse(checked, Discovery("claude")).affected == ["root"]
+
+
+def test_discovery_follows_what_the_adapter_declares():
+    assert impact.discovery_for("auto", ["/x/adapters/reference"], {"discovery": "codex"}).mode == "codex"
+    assert impact.discovery_for("auto", ["/x/adapters/claude"], {}).mode == "claude"
+    assert impact.discovery_for("auto", ["/x/adapters/reference", "--discovery", "claude"], {}).mode == "claude"
+    assert impact.discovery_for("auto", ["/x/adapters/broker", "codex"], {}).mode == "both"
+    assert impact.discovery_for("claude", ["/x/adapters/codex"], {}).mode == "claude"
+    assert impact.discovery_for("auto", ["codex"], {"fallback_names": "GUIDE.md"}).fallback_names == ("GUIDE.md",)
+
+
+# -- end to end: runner.py + compare.py with the reference agent -----------------------------
+
+def _evaluate(demo, candidate, out: Path, *extra: str, policy: dict | None = None) -> subprocess.CompletedProcess:
+    suite = demo.suite
+    argv = [sys.executable, str(suite / "runner.py"), "--repo", str(demo.path), "--manifest",
+            str(suite / "manifest.json"), "--base", demo.base, "--candidate", candidate, "--out", str(out),
+            "--adapter", str(suite / "adapters" / "reference"), "--jobs", "2", *extra]
+    if not (policy or {}).get("sequential"):
+        argv += ["--repeats", "1"]  # sequential mode takes its rounds from the policy
+    if policy is not None:
+        path = out.parent / f"{out.name}-policy.json"
+        path.write_text(json.dumps(policy))
+        argv += ["--policy", str(path)]
+    return subprocess.run(argv, cwd=demo.path, capture_output=True, text=True, timeout=600)
+
+
+def _compare(demo, out: Path, policy: dict | None = None, more: tuple[Path, ...] = ()) -> subprocess.CompletedProcess:
+    path = demo.suite / "policy.json"
+    if policy is not None:
+        path = out.parent / f"{out.name}-compare-policy.json"
+        path.write_text(json.dumps({**json.loads((demo.suite / "policy.json").read_text()), **policy}))
+    inputs = [arg for path in (out, *more) for arg in ("--results", str(path))]
+    return subprocess.run([sys.executable, str(demo.suite / "compare.py"), *inputs, "--policy",
+                           str(path), "--summary", str(out / "summary.md")],
+                          cwd=demo.path, capture_output=True, text=True, timeout=300)
+
+
+def _index(out: Path) -> dict:
+    return json.loads((out / "index.json").read_text())
+
+
+def test_a_broken_override_runs_only_affected_tasks_and_still_fails(demo, broken_override, tmp_path):
+    out = tmp_path / "codex"
+    evaluated = _evaluate(demo, broken_override, out, "--adapter-option", "discovery=codex")
+    assert evaluated.returncode in (0, 1), evaluated.stderr
+    index = _index(out)
+    assert index["tasks"] == sorted(set(ALL_TASKS) - {"bug-cache-key"})
+    assert {r["task_id"] for r in index["runs"]} == set(index["tasks"]) and len(index["runs"]) == 16
+    assert index["impact"]["discovery"] == "codex" and index["impact"]["unaffected"] == ["bug-cache-key"]
+    compared = _compare(demo, out)
+    assert compared.returncode == 1, compared.stdout + compared.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert any(f["task_id"] == "approval-schema-migration" and f["blocking"] for f in summary["hard_failures"])
+    assert summary["impact"]["unaffected"] == ["bug-cache-key"] and summary["task_clusters"] == 8
+    # The reference agent loads what the rule predicts: no "reads more than the rule" warning.
+    assert not [w for w in summary["warnings"] if w.startswith("impact analysis")]
+    markdown = (out / "summary.md").read_text()
+    assert "### Impact" in markdown and "8 of 9 task(s) can see the change" in markdown
+
+
+def test_no_task_can_see_the_change_warns_and_passes_or_fails_by_policy(demo, broken_override, tmp_path):
+    out = tmp_path / "claude"
+    evaluated = _evaluate(demo, broken_override, out, "--adapter-option", "discovery=claude")
+    assert evaluated.returncode == 0, evaluated.stderr
+    assert "no task can see this change" in evaluated.stderr
+    index = _index(out)
+    assert index["runs"] == [] and index["tasks"] == [] and index["impact"]["unreachable_changes"] == [OVERRIDE]
+    compared = _compare(demo, out)
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert "no task that can see this change" in compared.stdout and OVERRIDE in compared.stdout
+    assert f"warning: the suite has no task that can see this change ({OVERRIDE})" in compared.stderr
+    blocked = _compare(demo, out, {"impact": {"when_no_task_affected": "fail"}})
+    assert blocked.returncode == 1 and blocked.stdout.startswith("FAIL")
+
+
+def test_impact_run_runs_every_task_as_before(demo, broken_override, tmp_path):
+    out = tmp_path / "run"
+    chosen = ["approval-schema-migration", "bug-cache-key", "payments-scope-override"]
+    # Under claude discovery impact analysis would run none of these; `run` runs them all.
+    evaluated = _evaluate(demo, broken_override, out, "--adapter-option", "discovery=claude", "--tasks", *chosen,
+                          policy={"impact": "run"})
+    assert evaluated.returncode in (0, 1), evaluated.stderr
+    index = _index(out)
+    assert "impact" not in index and index["tasks"] == chosen and len(index["runs"]) == 6
+    assert "impact (" not in evaluated.stderr
+
+
+def test_shards_split_the_affected_tasks(demo, broken_override, tmp_path):
+    seen = []
+    for shard in ("1/3", "2/3", "3/3"):
+        out = tmp_path / shard.replace("/", "-")
+        evaluated = _evaluate(demo, broken_override, out, "--shard", shard, "--tasks", "bug-cache-key",
+                              "payments-scope-override", "approval-schema-migration",
+                              "--adapter-option", "discovery=codex")
+        assert evaluated.returncode in (0, 1), evaluated.stderr
+        seen.append(_index(out)["tasks"])
+    # Two affected tasks over three shards: one shard has nothing to run and says so.
+    assert sorted(t for tasks in seen for t in tasks) == ["approval-schema-migration", "payments-scope-override"]
+    assert [] in seen
+    merged = _compare(demo, tmp_path / "1-3", None, (tmp_path / "2-3", tmp_path / "3-3"))
+    assert merged.returncode == 1, merged.stdout + merged.stderr  # the broken approval rule still fails
+    assert json.loads((tmp_path / "1-3" / "summary.json").read_text())["task_clusters"] == 2
+
+
+def test_a_mutant_no_task_can_reach_is_unreachable_not_survived(demo, tmp_path):
+    from instruction_gate.cli import main
+    patch = tmp_path / "override.patch"
+    text = subprocess.run(["git", "show", f"{demo.base}:{OVERRIDE}"], cwd=demo.path, capture_output=True,
+                          text=True, check=True).stdout
+    patch.write_text("".join(difflib.unified_diff(text.splitlines(keepends=True),
+                                                  text.replace(APPROVAL_LINE, "").splitlines(keepends=True),
+                                                  f"a/{OVERRIDE}", f"b/{OVERRIDE}")))
+    out = tmp_path / "out"
+    code = main(["mutate", "--repo", str(demo.path), "--manifest", str(demo.suite / "manifest.json"),
+                 "--base", demo.base, "--out", str(out), "--adapter", str(demo.suite / "adapters" / "reference"),
+                 "--adapter-option", "discovery=codex", "--operators", "--patches", str(patch),
+                 "--repeats", "1", "--tasks", "bug-cache-key"])
+    report = json.loads((out / "mutation.json").read_text())
+    assert code == 0 and report["mutants"][0]["status"] == "unreachable"
+    assert report["score"]["unreachable"] == 1 and report["score"]["total"] == 0
+    assert report["cost"]["agent_runs"] == 2  # the A/A control only: the mutant was not run
+    markdown = (out / "mutation.md").read_text()
+    assert "no task can see these files" in markdown and "### Instruction coverage" in markdown
+    # From services/catalog alone, the payments override and the other services' files are out of reach.
+    assert {"agent": "codex", "path": OVERRIDE, "section": None,
+            "why": "no task's cwd (services/catalog) reaches it"} in report["coverage"]
+
+
+def test_compare_warns_when_an_agent_loads_more_than_the_rule_predicts(tmp_path):
+    from instruction_gate.verdict.comparison import compare
+    from instruction_gate.verdict.policy import policy_from_dict
+    from instruction_gate.verdict.results import dump_index, load_results
+
+    def run(task, variant, sources):
+        return {"task_id": task, "repeat": 0, "variant": variant, "valid": True, "resolved": True,
+                "base_sha": "b" * 40, "candidate_sha": "c" * 40, "hard_failures": [],
+                "instruction_sources": sources}
+    block = {"mode": "skip", "discovery": "codex", "changed_paths": ["a/AGENTS.md"], "unreachable_changes": [],
+             "affected": ["t1"], "unaffected": ["t2"],
+             "tasks": [{"task_id": "t1", "cwd": "a", "affected": True, "reason": "sees a/AGENTS.md",
+                        "changed": ["a/AGENTS.md"], "reachable": ["AGENTS.md", "a/AGENTS.md"]},
+                       {"task_id": "t2", "cwd": "b", "affected": False, "reason": "no", "changed": [],
+                        "reachable": ["AGENTS.md"]}]}
+    runs = [run("t1", "base", ["AGENTS.md", "a/AGENTS.md"]), run("t1", "candidate", ["AGENTS.md", "b/AGENTS.md"])]
+    dump_index(tmp_path / "index.json", runs, base_sha="b" * 40, candidate_sha="c" * 40, tasks=["t1"], repeats=1,
+               impact=block)
+    comparison = compare(load_results([tmp_path / "index.json"]), policy_from_dict({}))
+    [warning] = [w for w in comparison.decision.warnings if w.startswith("impact analysis")]
+    assert "t1 loaded b/AGENTS.md" in warning and "impact: run" in warning
+
+
+def test_sequential_rounds_and_budget_caps_count_affected_tasks_only(demo, broken_override, tmp_path):
+    out = tmp_path / "sequential"
+    policy = {"soft": {"max_success_rate_drop": 0.1}, "sequential": {"max_rounds": 2},
+              "budget": {"max_agent_runs": 10}}
+    evaluated = _evaluate(demo, broken_override, out, "--tasks", "bug-cache-key", "bug-tax-rounding",
+                          "payments-scope-override", "approval-schema-migration",
+                          "--adapter-option", "discovery=codex", policy=policy)
+    assert evaluated.returncode in (0, 1), evaluated.stderr
+    index = _index(out)
+    assert index["tasks"] == ["approval-schema-migration", "bug-tax-rounding", "payments-scope-override"]
+    assert index["cost"]["fixed_design_runs"] == 2 * 2 * 3  # the fixed design over the affected tasks
+    assert {r["task_id"] for r in index["runs"]} <= set(index["tasks"]) and len(index["runs"]) <= 10
+
+
+def test_a_bad_impact_setting_is_named():
+    from instruction_gate.errors import ConfigError
+    from instruction_gate.verdict.policy import policy_from_dict
+    with pytest.raises(ConfigError) as caught:
+        policy_from_dict({"impact": "maybe"}, "p.json")
+    assert "p.json::$.impact: 'maybe' is not 'skip', 'run' or an object" in str(caught.value.problems)
+    assert policy_from_dict({"impact": "run"}).impact == {"mode": "run", "discovery": "auto",
+                                                          "when_no_task_affected": "warn"}
+
+
+def test_a_change_seen_through_a_symlink_is_not_called_unreachable(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/AGENTS.md", "**/CLAUDE.md"],
+                "tasks": [{"id": "p", "kind": "bug_fix", "cwd": "pkg", "prompt_file": "evals/p.md",
+                           "checks": [["true"]]}]}
+    git_repo.write({"pkg/AGENTS.md": "rules\n", "evals/p.md": "p\n", "evals/manifest.json": json.dumps(manifest)})
+    git_repo.symlink("pkg/CLAUDE.md", "AGENTS.md")
+    base = git_repo.commit(message="base")
+    candidate = git_repo.commit({"pkg/AGENTS.md": "rules, changed\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    found = impact.analyse(checked, Discovery("claude"))
+    assert found.affected == ["p"] and found.unreachable == ()
+    assert found.tasks[0].changed == ("pkg/CLAUDE.md",)
