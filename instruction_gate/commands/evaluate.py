@@ -23,6 +23,7 @@ from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
+from instruction_gate.suite.instruction_diff import instruction_hunks
 from instruction_gate.suite.prepare import check_all, compile_checked
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Redactor, split_environment
@@ -100,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
     header = {"gate_version": __version__, "base_sha": contract.base_sha, "candidate_sha": contract.candidate_sha,
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
-              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths)}
+              "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths),
+              "instruction_hunks": instruction_hunks(args.repo, contract)}
     store = RunStore(args.out, header, Redactor(envs.secret_values))
     if args.resume:
         kept = store.load_finished()

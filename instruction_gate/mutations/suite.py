@@ -12,6 +12,7 @@ from instruction_gate.run import evaluation
 from instruction_gate.suite.contract import Contract
 from instruction_gate.suite.manifest import Manifest
 from instruction_gate.run.staging import build_stage, task_texts
+from instruction_gate.suite.instruction_diff import instruction_hunks
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments, Redactor
@@ -43,7 +44,8 @@ class SuiteRunner:
                 "merge_base_sha": contract.merge_base_sha, "manifest_sha256": self.manifest.sha256,
                 "repeats": self.repeats, "shard": "1/1", "tasks": [t.id for t in self.tasks],
                 "planned_runs": 2 * self.repeats * len(self.tasks),
-                "changed_instruction_paths": list(contract.changed_instruction_paths)}
+                "changed_instruction_paths": list(contract.changed_instruction_paths),
+                "instruction_hunks": instruction_hunks(self.repo, contract)}
 
     def run(self, contract: Contract, out: Path, variants: tuple[str, ...]) -> RunStore:
         """Run `variants` of every (task, repeat) into `out`; returns the store with the records."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from instruction_gate.verdict import digest as digests
 from instruction_gate.verdict import spending_compare, stats
 from instruction_gate.verdict.decision import Decision, decide
 from instruction_gate.verdict.hardgates import HardFinding, classify
@@ -12,6 +13,7 @@ from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
 from instruction_gate.verdict.pairing import Pairing, pair_runs
 from instruction_gate.verdict.policy import Policy
 from instruction_gate.verdict.results import ResultSet
+from instruction_gate.verdict.trajectories import trajectory
 from instruction_gate.rules.compare import evaluate_rule_metrics
 
 PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest")
@@ -45,6 +47,7 @@ class Comparison:
     provenance: dict[str, dict[str, list[str]]]  #: field -> variant -> distinct values
     decision: Decision
     spending: dict[str, Any] = field(default_factory=dict)  #: sequential stop, budget, cost (spending_compare)
+    digest: digests.Digest | None = None  #: behaviour changes and their instruction lines (digest.py)
 
     def metric(self, name: str) -> MetricResult:
         return next(m for m in self.metrics if m.spec.name == name)
@@ -109,7 +112,15 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
     comparison.decision = decide(pairing, metrics, findings, policy, provenance_warnings(found), load_problems)
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
+    comparison.digest = build_digest(results, pairing, findings)
     return comparison
+
+
+def build_digest(results: ResultSet, pairing: Pairing, findings: list[HardFinding]) -> digests.Digest:
+    """The digest over the valid pairs, reading each run's events beside its index."""
+    trajectories = {(p.task_id, p.repeat, variant): trajectory(run, results.origin.get((p.task_id, p.repeat, variant)))
+                    for p in pairing.pairs for variant, run in (("base", p.base), ("candidate", p.candidate))}
+    return digests.build(pairing.pairs, trajectories, findings, results.headers)
 
 
 def as_plain(value: Any) -> Any:
