@@ -30,10 +30,11 @@ class Hunk:
 
     @property
     def label(self) -> str:
-        """`AGENTS.md:14` or `AGENTS.md:20–23` in the candidate's numbering (the removed range when
-        nothing was added)."""
+        """`AGENTS.md:14` or `AGENTS.md:20–23` in the candidate's numbering; a pure deletion names
+        the base's lines: `AGENTS.md:24–27 (removed)`."""
         start, count = (self.new_start, self.new_count) if self.new_count else (self.old_start, self.old_count)
-        return f"{self.path}:{start}" if count <= 1 else f"{self.path}:{start}–{start + count - 1}"
+        where = f"{self.path}:{start}" if count <= 1 else f"{self.path}:{start}–{start + count - 1}"
+        return where if self.new_count else f"{where} (removed)"
 
     def text(self) -> str:
         return "\n".join(self.removed + self.added)
