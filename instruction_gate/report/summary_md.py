@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from instruction_gate.verdict import cost_report
-from instruction_gate.report import digest_md, hard_gates_md
+from instruction_gate.report import chart_md, digest_md, hard_gates_md
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.tables import MAX_ROWS, table
 from instruction_gate.verdict import figures
@@ -111,14 +111,15 @@ def _spending(c: Comparison) -> list[str]:
     return cost_report.markdown(c.spending)
 
 
-def render(c: Comparison) -> str:
+def render(c: Comparison, chart_name: str | None = None) -> str:
+    """summary.md; `chart_name`: the per-task chart's file name next to it, linked when given."""
     decision = c.decision
     lines = [f"## {_ICONS[decision.verdict]} instruction-gate — {fmt.md(decision.headline, 600)}", ""]
     if decision.not_evaluated:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    lines += digest_md.markdown(c.digest)
+    lines += digest_md.markdown(c.digest) + chart_md.markdown(c, chart_name)
     # The evidence follows collapsed: the digest above is what a reviewer reads first.
     lines += ["<details><summary>Details: hard gates, metrics, rules, flips, lost runs, power, cost, provenance"
               "</summary>", ""]
