@@ -42,7 +42,7 @@ def test_compare_writes_the_chart_next_to_the_summary_and_links_it(tmp_path):
     code, _, markdown = compare(tmp_path, index(_runs(6)), GATED)
     assert code == 1
     chart = tmp_path / "out" / "summary.svg"
-    assert "](summary.svg)" in markdown
+    assert "[summary.svg](summary.svg)" in markdown
     root = ET.parse(chart).getroot()  # well-formed: the hostile task id is escaped
     texts = [t.text for t in root.iter(f"{SVG}text")]
     assert HOSTILE in texts and not list(root.iter(f"{SVG}script"))

@@ -178,4 +178,5 @@ def test_json_summary_takes_the_markdown_name_so_summaries_can_share_a_folder(tm
     for name in ("pr-1.md", "pr-2.md"):
         main(["--results", str(tmp_path / "r"), "--policy", str(tmp_path / "p.json"),
               "--summary", str(tmp_path / "out" / name)], only="compare")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["pr-1.json", "pr-1.md", "pr-2.json", "pr-2.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["pr-1.json", "pr-1.md", "pr-1.svg", "pr-2.json",
+                                                                "pr-2.md", "pr-2.svg"]

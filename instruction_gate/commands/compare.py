@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         write_text_atomic(chart_path, chart)
     write_text_atomic(args.summary, markdown)
     write_json_atomic(json_path, summary)
-    github.append_step_summary(markdown)
+    github.append_step_summary(render(comparison, chart_path.name if chart else None, link_chart=False))
     decision = comparison.decision
     if os.environ.get("GITHUB_ACTIONS") == "true":
         github.emit_annotations(decision.errors, decision.warnings, sys.stdout)

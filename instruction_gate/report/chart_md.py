@@ -31,11 +31,14 @@ def svg(c: Comparison) -> str | None:
     return chart_svg.forest(f"Per-task paired deltas, candidate vs base ({level} intervals)", rows, drawn)
 
 
-def markdown(c: Comparison, chart_name: str | None) -> list[str]:
+def markdown(c: Comparison, chart_name: str | None, link: bool = True) -> list[str]:
+    """The chart line (a relative link only where one resolves: not in the job summary) and the
+    inline Mermaid chart."""
     if chart_name is None:
         return []
-    lines = [f"Chart: [per-task paired deltas with intervals]({chart_name}) — success rate and the gated cost ratios "
-             f"({chart_name} next to this file in the summary artifact).", ""]
+    target = f"[{chart_name}]({chart_name})" if link else f"`{chart_name}`"
+    lines = [f"Chart: per-task paired deltas with intervals, success rate and the gated cost ratios: {target} "
+             "(next to summary.md in the summary artifact).", ""]
     worst = sorted((t for t in c.tasks if t.pairs), key=lambda t: (t.delta, t.task_id))[:MERMAID_TASKS]
     if not worst or all(t.delta == 0 for t in worst):
         return lines

@@ -111,15 +111,16 @@ def _spending(c: Comparison) -> list[str]:
     return cost_report.markdown(c.spending)
 
 
-def render(c: Comparison, chart_name: str | None = None) -> str:
-    """summary.md; `chart_name`: the per-task chart's file name next to it, linked when given."""
+def render(c: Comparison, chart_name: str | None = None, link_chart: bool = True) -> str:
+    """summary.md; `chart_name`: the per-task chart's file name next to it (linked with `link_chart`:
+    a relative link does not resolve in GitHub's job summary)."""
     decision = c.decision
     lines = [f"## {_ICONS[decision.verdict]} instruction-gate — {fmt.md(decision.headline, 600)}", ""]
     if decision.not_evaluated:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    lines += digest_md.markdown(c.digest) + chart_md.markdown(c, chart_name)
+    lines += digest_md.markdown(c.digest) + chart_md.markdown(c, chart_name, link_chart)
     # The evidence follows collapsed: the digest above is what a reviewer reads first.
     lines += ["<details><summary>Details: hard gates, metrics, rules, flips, lost runs, power, cost, provenance"
               "</summary>", ""]
