@@ -77,3 +77,27 @@ def parse(diff: str) -> list[Hunk]:
         elif in_hunks and found and line[:1] in ("-", "+"):
             found[-1][2 if line[0] == "-" else 3].append(line[1:])
     return [Hunk(path, *numbers, tuple(removed), tuple(added)) for path, numbers, removed, added in found]
+
+
+def apply(original: str, hunks: list[Hunk]) -> str:
+    """`original` (the merge base's file) with `hunks` of that file applied, any subset, in order.
+
+    `-U0` hunks never overlap and are numbered against the original, so each applies at its own
+    old position; a hunk whose removed lines are not there is refused (ValueError). Added lines
+    always end with a newline (a candidate's missing final newline is not reproduced).
+    """
+    lines = original.splitlines(keepends=True)
+    out: list[str] = []
+    position = 0  # 0-based index into `lines` of the next original line to copy
+    for hunk in sorted(hunks, key=lambda h: h.old_start):
+        # -U0: an insertion (no old lines) goes after old line `old_start`; otherwise old lines start there.
+        start = hunk.old_start if hunk.old_count == 0 else hunk.old_start - 1
+        if start < position or start + hunk.old_count > len(lines):
+            raise ValueError(f"{hunk.path}: hunk {hunk.label} does not fit the original file")
+        old = [line.rstrip("\r\n") for line in lines[start:start + hunk.old_count]]
+        if old != list(hunk.removed):
+            raise ValueError(f"{hunk.path}: hunk {hunk.label} does not match the original lines")
+        out += lines[position:start]
+        out += [line + "\n" for line in hunk.added]
+        position = start + hunk.old_count
+    return "".join(out + lines[position:])

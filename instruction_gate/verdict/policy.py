@@ -43,6 +43,7 @@ class Policy:
     source: str  #: file name, for messages
     sequential: dict[str, Any] | None = None  #: opt-in sequential repeats (evaluate), None: fixed design
     budget: dict[str, Any] = field(default_factory=dict)  #: max_agent_runs, max_provider_usd (evaluate)
+    blame: dict[str, Any] = field(default_factory=dict)  #: enabled, max_agent_runs, repeats (blame)
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -70,7 +71,7 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
         sections[name] = {**_defaults(name), **data.get(name, {})}
     sections["hard"]["categories"] = dict(sections["hard"].get("categories") or {})
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
-                  data.get("sequential"), data.get("budget") or {})
+                  data.get("sequential"), data.get("budget") or {}, {**_defaults("blame"), **data.get("blame", {})})
 
 
 def load_policy(path: Path) -> Policy:
