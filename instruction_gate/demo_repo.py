@@ -23,7 +23,7 @@ MUTATIONS_DIR = PROJECT_ROOT / "mutations"
 #: Where the suite lives inside the demo repository, as in the reference layout.
 SUITE_DIR = "evals/instructions"
 #: What is vendored into SUITE_DIR: the harness, its suite and its policy.
-HARNESS_ITEMS = ("runner.py", "compare.py", "mutate.py", "instruction_gate", "schemas", "adapters",
+HARNESS_ITEMS = ("runner.py", "compare.py", "mutate.py", "blame.py", "instruction_gate", "schemas", "adapters",
                  "manifest.json", "policy.json", "tasks", "mutations")
 _JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "var")
 

@@ -27,7 +27,7 @@ def run_inputs_step(tmp_path: Path, **env: str) -> tuple[int, str, dict[str, str
     values = {"MODE": "all", "SETUP_PYTHON": "true", "REPOSITORY": ".", "OUTPUT_DIR": "out", "JOBS": "1",
               "REPEATS": "", "SHARD": "", "BASE_SHA": BASE, "HEAD_SHA": HEAD, "REUSE_BASE_RUNS": "false",
               "CACHE_BACKEND": "actions-cache", "CACHE_DIR": "", "MAX_MUTANTS": "", "MIN_SCORE": "",
-              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40}
+              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40, "BLAME": "policy"}
     values.update(env)
     output = tmp_path / "github-output"
     output.touch()
@@ -86,7 +86,8 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate or baseline, got 'bisect'"),
+    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, blame or baseline, got 'bisect'"),
+    ({"MODE": "blame", "BLAME": "yes"}, "blame: expected 'true', 'false' or 'policy', got 'yes'"),
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),
     ({"REUSE_BASE_RUNS": "true", "CACHE_BACKEND": "directory"}, "baseline-cache-dir: required with baseline-cache-backend 'directory'"),

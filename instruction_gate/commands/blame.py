@@ -44,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--max-agent-runs", type=int, help="run budget (default: policy blame.max_agent_runs)")
     parser.add_argument("--repeats", type=int, help="runs per failing task per step (default: policy blame.repeats)")
+    parser.add_argument("--tasks", nargs="+", metavar="ID", help="blame only these of the failing tasks")
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
 
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare(load_results(args.results), policy)
     failing: dict[str, set[str]] = {}
     for finding in comparison.findings:
-        if finding.blocking:
+        if finding.blocking and (not args.tasks or finding.task_id in args.tasks):
             failing.setdefault(finding.task_id, set()).add(finding.category)
     base = {"verdict": comparison.decision.verdict, "failing": {t: sorted(c) for t, c in sorted(failing.items())},
             "budget_runs": budget}

@@ -117,14 +117,14 @@ def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcom
 def blame(repo: demo_repo.DemoRepo, results: Path, out: Path, args: argparse.Namespace) -> int:
     """`blame` on the failing tasks, run from the vendored harness like the other commands."""
     suite = repo.suite
-    command = [sys.executable, "-m", "instruction_gate", "blame", "--repo", str(repo.path),
+    command = [sys.executable, str(suite / "blame.py"), "--repo", str(repo.path),
                "--manifest", str(suite / "manifest.json"), "--base", repo.base, "--candidate", repo.candidate,
                "--results", str(results), "--out", str(out), "--adapter", str(suite / "adapters" / "reference"),
                "--jobs", str(args.jobs), "--adapter-option", f"seed={args.seed}",
                "--adapter-option", f"skip_probability={args.skip_probability}"]
     if args.blame_max_agent_runs:
         command += ["--max-agent-runs", str(args.blame_max_agent_runs)]
-    blamed = proc.run(command, suite)
+    blamed = proc.run(command, repo.path)
     if blamed.exit_code != EXIT_PASS or not (out / "blame.md").is_file():
         _show(blamed)
     return blamed.exit_code if blamed.exit_code is not None else EXIT_USAGE
