@@ -38,8 +38,12 @@ def _plain_text(text: object, limit: int = 200) -> str:
 
 
 class Style:
-    def __init__(self, markdown: bool):
-        self.code: Callable[..., str] = fmt.code if markdown else _plain_code
+    """How record strings are written: Markdown in a list or a table cell, or plain (summary.json)."""
+
+    def __init__(self, markdown: bool, in_table: bool = False):
+        self.code: Callable[..., str] = _plain_code
+        if markdown:
+            self.code = lambda text, limit=120: fmt.code(text, limit, in_table=in_table)
         self.text: Callable[..., str] = fmt.md if markdown else _plain_text
 
 

@@ -22,7 +22,7 @@ def rows(c: Comparison) -> list[list[str]]:
         groups.setdefault((f.task_id, f.category, f.status), []).append(f)
     pairs_per_task = {t.task_id: t.pairs for t in c.tasks}
     attributed = c.digest.findings if c.digest else {}
-    style = Style(markdown=True)
+    style = Style(markdown=True, in_table=True)
     out = []
     for key, found in groups.items():
         first = found[0]
