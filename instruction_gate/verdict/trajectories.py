@@ -58,6 +58,11 @@ def events_of(run: dict[str, Any], origin: Path | None) -> list[dict[str, Any]] 
     return events
 
 
+def _strings(value: Any) -> list[str]:
+    """The strings of a record list field; anything else (a malformed record) says nothing."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 def _action_text(command) -> str:
     if command.text:
         return command.text
@@ -68,8 +73,8 @@ def _action_text(command) -> str:
 def trajectory(run: dict[str, Any], origin: Path | None) -> Trajectory:
     events = events_of(run, origin)
     behaviours: set[tuple[str, str]] = set()
-    behaviours |= {("edit", str(p)) for p in run.get("edited_files") or []}
-    behaviours |= {("source", str(s)) for s in run.get("instruction_sources") or []}
+    behaviours |= {("edit", p) for p in _strings(run.get("edited_files"))}
+    behaviours |= {("source", s) for s in _strings(run.get("instruction_sources"))}
     if events is None:
         return Trajectory(frozenset(behaviours), (), False)
     bundle = RunBundle.from_events(events)
@@ -78,8 +83,8 @@ def trajectory(run: dict[str, Any], origin: Path | None) -> Trajectory:
             behaviours.add(("command", " ".join(command.text.split())))
         elif command.tool and command.tool.lower() not in _PLAIN_TOOLS and not command.path:
             behaviours.add(("tool", command.tool))
-    behaviours |= {("read", path) for path, _ in bundle.reads()}
-    behaviours |= {("event", e.name) for e in bundle.policy_events}
+    behaviours |= {("read", path) for path, _ in bundle.reads() if isinstance(path, str)}
+    behaviours |= {("event", e.name) for e in bundle.policy_events if isinstance(e.data.get("name"), str)}
     behaviours |= {("edit", f.path) for f in bundle.file_changes}
     actions = tuple(Action(" ".join(_action_text(c).split()), (c.turn or 0) + 1, number)
                     for number, c in enumerate(bundle.commands, 1))
