@@ -118,3 +118,19 @@ def test_behaviour_noise_both_ways_is_not_a_change_and_record_text_is_escaped(tm
     assert changes == ["rm -rf <b>x</b> | tee"]
     # a code span in a list item: literal (no HTML), and no table-cell escaping of the pipe
     assert "`rm -rf <b>x</b> | tee`" in markdown and "<b>x" not in markdown.replace("`rm -rf <b>x</b>", "")
+
+
+def test_a_gate_source_declared_by_the_suite_is_named_in_the_row_and_the_digest(tmp_path):
+    runs = [run("t", 0, "base", events=[{"type": "tool", "tool": "shell", "command": "npm test"}]),
+            run("t", 0, "candidate", hard=["forbidden_command_observed"], forbidden_commands=[r"\bnpm test\b"],
+                events=[{"type": "tool", "tool": "shell", "command": "npm test"},
+                        {"type": "tool", "tool": "shell", "command": "npm test --force"}])]
+    data = index(runs, gate_sources={"t": {"forbidden_command_observed": "services/payments/AGENTS.override.md:6"}},
+                 instruction_hunks=[{"path": "AGENTS.md", "old_start": 3, "old_count": 0, "new_start": 4,
+                                     "new_count": 1, "removed": [], "added": ["- Use `npm test --force`."]}])
+    _, summary, markdown = run_compare(tmp_path, data, policy())
+    line = summary["digest"]["lines"][0]
+    assert line["rule_sources"] == ["services/payments/AGENTS.override.md:6"]
+    assert line["changes"][0]["value"] == "npm test --force" and line["instruction_hunks"] == ["AGENTS.md:4"]
+    assert "enforcing services/payments/AGENTS.override.md:6 (suite's rule source, base)" in markdown
+    assert "| rule: services/payments/AGENTS.override.md:6 (base); AGENTS.md:4 + ``- Use `npm test --force`.``" in markdown

@@ -23,7 +23,7 @@ from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.commands import validate
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
-from instruction_gate.suite.instruction_diff import instruction_hunks
+from instruction_gate.suite.instruction_diff import gate_sources, instruction_hunks
 from instruction_gate.suite.prepare import check_all, compile_checked
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Redactor, split_environment
@@ -102,7 +102,8 @@ def run(args: argparse.Namespace) -> int:
               "merge_base_sha": contract.merge_base_sha, "manifest_sha256": manifest.sha256, "repeats": repeats,
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
               "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths),
-              "instruction_hunks": instruction_hunks(args.repo, contract)}
+              "instruction_hunks": instruction_hunks(args.repo, contract),
+              "gate_sources": gate_sources(manifest, {s.task.id for s in specs})}
     store = RunStore(args.out, header, Redactor(envs.secret_values))
     if args.resume:
         kept = store.load_finished()

@@ -84,6 +84,8 @@ def sentence(line: Line, s: Style) -> str:
     if gates:
         text += " → hard gate " + ", ".join(f"{s.code(g)} in {len(t)} task{'s' if len(t) != 1 else ''}"
                                             for g, t in gates.items())
+    if line.rule_sources:
+        text += f", enforcing {'; '.join(s.text(r, 120) for r in line.rule_sources[:3])} (suite's rule source, base)"
     hunks = line.hunks
     mentioned = [(e.kind, v) for e in line.entries for v in ([e.value] if e.kind != "gate" else e.evidence)]
     text += ". Instruction: " + ("; ".join(hunk_text(h, s, mentioned) for h in hunks[:2]) if hunks
@@ -131,7 +133,8 @@ def as_json(digest: Digest | None) -> dict[str, Any] | None:
                    "candidate_runs": line.first.candidate_runs,
                    "changes": [{"kind": e.kind, "value": e.value, "direction": e.direction, "evidence": e.evidence}
                                for e in line.entries],
-                   "hard_gates": line.gates, "instruction_hunks": [h.label for h in line.hunks],
+                   "hard_gates": line.gates, "rule_sources": line.rule_sources,
+                   "instruction_hunks": [h.label for h in line.hunks],
                    "first_divergence": _divergence_json(line.first.divergence)}
                   for line in digest.lines],
     }

@@ -29,7 +29,9 @@ def rows(c: Comparison) -> list[list[str]]:
         evidence = list(dict.fromkeys(f.evidence for f in found if f.evidence))
         row = attributed.get(key)
         hunks, divergence = (row.hunks, row.divergence) if row else ([], None)
-        instruction = "; ".join(hunk_text(h, style, row.mentioned) for h in hunks[:2]) or "—"
+        changed = "; ".join(hunk_text(h, style, row.mentioned) for h in hunks[:2]) if row else ""
+        declared = f"rule: {fmt.md(row.rule_source, 120)} (base)" if row and row.rule_source else ""
+        instruction = "; ".join(part for part in (declared, changed) if part) or "—"
         pairs = pairs_per_task.get(first.task_id)
         repeats = ", ".join(str(f.repeat) for f in found)
         count = f"{len(found)} of {pairs}" if pairs else str(len(found))
@@ -48,8 +50,9 @@ def markdown(c: Comparison) -> list[str]:
     policy = c.policy.hard
     note = (f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "
             f"pair (blocking: {str(policy['fail_on_preexisting']).lower()}); *unpaired* = base run "
-            f"lost, treated as new; *fixed* = fails in the base run only. *instruction* = changed lines of the "
-            f"candidate's instruction files that mention the evidence.")
+            f"lost, treated as new; *fixed* = fails in the base run only. *instruction* = the line the suite says "
+            f"the gate enforces (`gate_sources`), and changed lines of the candidate's instruction files that "
+            f"mention the evidence.")
     if any(f.needed > 1 for f in c.findings):
         note += " *k of n* = a regression blocks once it shows in n repeats of its task (`hard.min_reproductions`)."
     return lines + ["", note, ""]

@@ -42,6 +42,20 @@ def recorded_hunks(headers: list[dict[str, Any]]) -> list[Hunk]:
     return []
 
 
+def recorded_gate_sources(headers: list[dict[str, Any]]) -> dict[str, dict[str, str]]:
+    """task -> hard-gate category -> the instruction line the suite says it enforces (index.json
+    `gate_sources`, merged over shards)."""
+    found: dict[str, dict[str, str]] = {}
+    for header in headers:
+        entries = header.get("gate_sources")
+        if isinstance(entries, dict):
+            for task, sources in entries.items():
+                if isinstance(sources, dict):
+                    found.setdefault(str(task), {}).update({str(k): str(v) for k, v in sources.items()
+                                                            if isinstance(v, str)})
+    return found
+
+
 def _words(text: str) -> set[str]:
     try:
         parts = shlex.split(text)
@@ -100,10 +114,11 @@ class Attributed:
     hunks: list[Hunk]
     mentioned: list[tuple[str, str]]  #: (kind, value) pairs the hunks were matched on
     divergence: Divergence | None
+    rule_source: str | None = None  #: the instruction line the suite says this gate enforces
 
 
-def findings(findings: list[HardFinding], pairs: list[Pair], trajectories: dict,
-                         hunks: list[Hunk]) -> dict[tuple[str, str, str], "Attributed"]:
+def findings(findings: list[HardFinding], pairs: list[Pair], trajectories: dict, hunks: list[Hunk],
+             sources: dict[str, dict[str, str]]) -> dict[tuple[str, str, str], "Attributed"]:
     """Per hard-gate row (task, category, status): the hunks mentioning its evidence and where the
     first pair showing it diverged."""
     by_key = {(p.task_id, p.repeat): p for p in pairs}
@@ -119,5 +134,6 @@ def findings(findings: list[HardFinding], pairs: list[Pair], trajectories: dict,
         kind = _EVIDENCE_KIND.get(f.category, "pattern")
         named = [(kind, e) for e in evidence if e]
         out[key] = Attributed([h for h in hunks if any(mentions(h, k, e) for k, e in named)], named,
-                              divergence(pair, trajectories) if pair else None)
+                              divergence(pair, trajectories) if pair else None,
+                              sources.get(f.task_id, {}).get(f.category))
     return out

@@ -34,6 +34,7 @@ class Entry:
     base_runs: int  #: runs of those pairs showing it, per arm
     candidate_runs: int
     gates: dict[str, list[str]] = field(default_factory=dict)  #: hard-gate category it explains -> tasks
+    rule_sources: list[str] = field(default_factory=list)  #: instruction lines the suite says those gates enforce
     evidence: list[str] = field(default_factory=list)  #: a gate entry's evidence (check, pattern)
     hunks: list[Hunk] = field(default_factory=list)
     divergence: Divergence | None = None
@@ -65,6 +66,10 @@ class Line:
     @property
     def hunks(self) -> list[Hunk]:
         return list(dict.fromkeys(h for e in self.entries for h in e.hunks))
+
+    @property
+    def rule_sources(self) -> list[str]:
+        return list(dict.fromkeys(s for e in self.entries for s in e.rule_sources))
 
 
 @dataclass
@@ -128,7 +133,7 @@ def _explained(entry: Entry, category: str, evidence: list[str]) -> bool:
 
 
 def _gate_entries(findings: list[HardFinding], pairs: list[Pair], changes: list[Entry],
-                  trajectories: dict) -> list[Entry]:
+                  trajectories: dict, sources: dict[str, dict[str, str]]) -> list[Entry]:
     regressions: dict[str, list[HardFinding]] = defaultdict(list)
     for f in findings:
         if f.status in (NEW, UNPAIRED):
@@ -141,17 +146,20 @@ def _gate_entries(findings: list[HardFinding], pairs: list[Pair], changes: list[
         evidence = sorted({str(e) for p in own if (p.task_id, p.repeat) in runs
                            for e in p.candidate.get(attribution.EXPLAINS.get(category, ("", "", ""))[2]) or []})
         blocking = any(f.blocking for f in found)
+        declared = list(dict.fromkeys(sources[t][category] for t in tasks if category in sources.get(t, {})))
         explainers = [c for c in changes if category in attribution.EXPLAINS and set(c.tasks) & set(tasks)
                       and _explained(c, category, evidence)]
         for change in explainers:
             change.gates[category] = [t for t in tasks if t in change.tasks]
             change.blocking = change.blocking or blocking
+            change.rule_sources += [s for s in declared if s not in change.rule_sources]
         if explainers:
             continue
         entry = Entry("gate", category, "gained", tasks, len(own),
                       sum(category in (p.base.get("hard_failures") or []) for p in own),
                       sum(category in (p.candidate.get("hard_failures") or []) for p in own),
-                      evidence=evidence or sorted({f.evidence for f in found if f.evidence})[:3], blocking=blocking)
+                      evidence=evidence or sorted({f.evidence for f in found if f.evidence})[:3], blocking=blocking,
+                      rule_sources=declared)
         first = next((p for p in own if (p.task_id, p.repeat) in runs), None)
         entry.divergence = divergence(first, trajectories) if first else None
         out.append(entry)
@@ -170,15 +178,16 @@ def build(pairs: list[Pair], trajectories: dict[tuple, Trajectory], findings: li
           headers: list[dict[str, Any]]) -> Digest:
     """The digest of valid pairs whose runs' trajectories are given (key: task, repeat, variant)."""
     hunks = attribution.recorded_hunks(headers)
+    sources = attribution.recorded_gate_sources(headers)
     changes = _changes(pairs, trajectories)
-    entries = changes + _gate_entries(findings, pairs, changes, trajectories)
+    entries = changes + _gate_entries(findings, pairs, changes, trajectories, sources)
     for entry in entries:
         _attribute(entry, hunks)
     order = {kind: i for i, kind in enumerate(("gate",) + KINDS)}
     entries.sort(key=lambda e: (not e.blocking, not (e.gates or e.kind == "gate"), -e.discordant,
                                 order[e.kind], e.direction, e.value))
     unknown = sum(not trajectories[(p.task_id, p.repeat, v)].known for p in pairs for v in ("base", "candidate"))
-    digest = Digest(entries, unknown, hunks, attribution.findings(findings, pairs, trajectories, hunks))
+    digest = Digest(entries, unknown, hunks, attribution.findings(findings, pairs, trajectories, hunks, sources))
     for (task_id, category, _), row in digest.findings.items():
         if not row.hunks:
             # No changed line names the evidence (an event name, say): the lines of the digest
