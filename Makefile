@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install sandbox demo test lint-workflows live-cli bench clean
+.PHONY: install sandbox demo test lint-workflows live-cli chromium bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,10 +21,19 @@ sandbox:
 	  $$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap >/dev/null; }
 
 demo: $(STAMP) sandbox
-	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",)
+	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",) $(if $(BLAME),--blame,)
 
-test: $(STAMP) sandbox lint-workflows live-cli
+test: $(STAMP) sandbox lint-workflows live-cli chromium
 	$(BIN)/python -m pytest
+
+# tests/test_chart.py screenshots the chart in headless Chromium; with CI set it must run, so CI
+# installs Chromium (Debian/Ubuntu: apt) when none is on PATH. Outside CI the test skips without it.
+chromium:
+	@if [ -n "$$CI" ] && ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null \
+		&& ! command -v google-chrome >/dev/null && ! command -v google-chrome-stable >/dev/null; then \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; \
+	fi
 
 # GitHub's own tooling on the action and every workflow; any finding fails.
 WORKFLOWS := $(wildcard .github/workflows/*.yml examples/workflows/*.yml tests/workflows/*.yml)
@@ -48,4 +57,4 @@ bench: $(STAMP) sandbox
 	for b in benchmarks/*.py; do $(BIN)/python "$$b" || exit 1; done
 
 clean:
-	rm -rf $(VENV) demo-output $(LIVE_CLI)/node_modules
+	rm -rf $(VENV) demo-output $(LIVE_CLI)/node_modules .test-artifacts

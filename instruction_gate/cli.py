@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("instruction_gate.commands.compare", "compare paired results and decide the gate"),
     "lint": ("instruction_gate.commands.lint", "static lint of instruction files (no agent)"),
     "mutate": ("instruction_gate.commands.mutate", "mutation-test the suite against broken instructions"),
+    "blame": ("instruction_gate.commands.blame", "on a FAIL, find the instruction hunks the failure follows"),
     "demo": ("instruction_gate.commands.demo", "run the gate on the embedded example"),
     "doctor": ("instruction_gate.commands.doctor", "check that an adapter understands the installed agent CLI "
                                                    "(scripted loopback provider, no model, no key)"),

@@ -18,12 +18,13 @@ from instruction_gate.errors import ConfigError
 #: The harness checkout this module belongs to (holds runner.py, manifest.json, tasks/, ...).
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_REPO = PROJECT_ROOT / "examples" / "repo"
-BENIGN_PATCH = PROJECT_ROOT / "examples" / "candidates" / "benign.patch"
+CANDIDATES_DIR = PROJECT_ROOT / "examples" / "candidates"
+BENIGN_PATCH = CANDIDATES_DIR / "benign.patch"
 MUTATIONS_DIR = PROJECT_ROOT / "mutations"
 #: Where the suite lives inside the demo repository, as in the reference layout.
 SUITE_DIR = "evals/instructions"
 #: What is vendored into SUITE_DIR: the harness, its suite and its policy.
-HARNESS_ITEMS = ("runner.py", "compare.py", "mutate.py", "instruction_gate", "schemas", "adapters",
+HARNESS_ITEMS = ("runner.py", "compare.py", "mutate.py", "blame.py", "instruction_gate", "schemas", "adapters",
                  "manifest.json", "policy.json", "tasks", "mutations")
 _JUNK = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "var")
 
@@ -53,15 +54,16 @@ def mutation_names() -> list[str]:
 
 
 def resolve_candidate(spec: str) -> Candidate:
-    """`benign`, a mutation name, or the path of an instruction file to use as AGENTS.md."""
-    if spec == "benign":
-        return Candidate("benign", patch=BENIGN_PATCH)
+    """`benign`, `mixed` (examples/candidates/), a mutation name, or the path of an instruction
+    file to use as AGENTS.md."""
+    if spec in ("benign", "mixed"):
+        return Candidate(spec, patch=CANDIDATES_DIR / f"{spec}.patch")
     if spec in mutation_names():
         return Candidate(spec, patch=MUTATIONS_DIR / f"{spec}.patch")
     path = Path(spec).expanduser()
     if path.is_file():
         return Candidate("custom", agents_file=path.resolve())
-    raise ConfigError(f"--candidate: {spec!r} is neither 'benign', a mutation "
+    raise ConfigError(f"--candidate: {spec!r} is neither 'benign', 'mixed', a mutation "
                       f"({', '.join(mutation_names())}) nor an existing file")
 
 

@@ -70,6 +70,11 @@ def read_capped(path: Path, limit: int = MAX_RECORD_BYTES) -> bytes:
     return data
 
 
+def run_dir(out: Path, task_id: str, repeat: int, variant: str) -> Path:
+    """Where an evaluation writes one run's files: `OUT/<task>/repeat-<n>/<variant>/`."""
+    return out / task_id / f"repeat-{repeat}" / variant
+
+
 def write_text_atomic(path: Path, text: str) -> None:
     """Write via a temp file in the same directory and `os.replace`, so readers never see half a file.
 

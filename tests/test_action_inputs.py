@@ -27,7 +27,7 @@ def run_inputs_step(tmp_path: Path, **env: str) -> tuple[int, str, dict[str, str
     values = {"MODE": "all", "SETUP_PYTHON": "true", "SANDBOX": "bwrap", "REPOSITORY": ".", "OUTPUT_DIR": "out", "JOBS": "1",
               "REPEATS": "", "SHARD": "", "BASE_SHA": BASE, "HEAD_SHA": HEAD, "REUSE_BASE_RUNS": "false",
               "CACHE_BACKEND": "actions-cache", "CACHE_DIR": "", "MAX_MUTANTS": "", "MIN_SCORE": "",
-              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40, "CHECK_ENV_DIR": ""}
+              "EVENT_NAME": "pull_request", "EVENT_SHA": "c" * 40, "CHECK_ENV_DIR": "", "BLAME": "policy"}
     values.update(env)
     output = tmp_path / "github-output"
     output.touch()
@@ -86,7 +86,8 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, baseline or validate-tasks, got 'bisect'"),
+    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, blame, baseline or validate-tasks, got 'bisect'"),
+    ({"MODE": "blame", "BLAME": "yes"}, "blame: expected 'true', 'false' or 'policy', got 'yes'"),
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),
     ({"SANDBOX": "docker"}, "sandbox: expected bwrap or none, got 'docker'"),

@@ -202,7 +202,11 @@ def test_json_path_flag_and_step_summary(tmp_path, monkeypatch):
                 only="compare")
     assert code == 1 and json.loads((tmp_path / "elsewhere.json").read_text())["verdict"] == "fail"
     text = step.read_text()
-    assert text.startswith("earlier step output\n## ❌") and text.endswith((tmp_path / "s" / "summary.md").read_text())
+    written = (tmp_path / "s" / "summary.md").read_text()
+    assert text.startswith("earlier step output\n## ❌")
+    # the same summary, except that the chart is named, not linked (a relative link is dead there)
+    assert "[summary.svg](summary.svg)" in written and "`summary.svg`" in text and "](summary.svg)" not in text
+    assert text.endswith(written.replace("[summary.svg](summary.svg)", "`summary.svg`"))
 
 
 def test_json_summary_takes_the_markdown_name_so_summaries_can_share_a_folder(tmp_path):
@@ -211,4 +215,5 @@ def test_json_summary_takes_the_markdown_name_so_summaries_can_share_a_folder(tm
     for name in ("pr-1.md", "pr-2.md"):
         main(["--results", str(tmp_path / "r"), "--policy", str(tmp_path / "p.json"),
               "--summary", str(tmp_path / "out" / name)], only="compare")
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["pr-1.json", "pr-1.md", "pr-2.json", "pr-2.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["pr-1.json", "pr-1.md", "pr-1.svg", "pr-2.json",
+                                                                "pr-2.md", "pr-2.svg"]

@@ -31,7 +31,7 @@ def test_preexisting_failures_do_not_block_by_default(tmp_path):
     assert summary["hard_failures"] == [{"task_id": "t0", "repeat": 0, "variant": "both",
                                          "category": "forbidden_file_edited", "status": "pre-existing",
                                          "blocking": False, "evidence": "infra/prod/a.tf"}]
-    assert "| t0 | 0 | both | `forbidden_file_edited` | pre-existing | no | infra/prod/a.tf |" in markdown
+    assert "| t0 | `forbidden_file_edited` | pre-existing | 1 of 2 (0) | no | infra/prod/a.tf |" in markdown
 
 
 def test_preexisting_failures_block_when_policy_says_so(tmp_path):
@@ -118,7 +118,7 @@ def test_a_one_off_regression_does_not_block_when_the_policy_needs_two(tmp_path)
                                                "blocking": False, "evidence": "pytest: no command ran", "occurrences": 1,
                                                "needed": 2}
     assert "seen in 1 repeat(s) of the task, policy needs 2" in summary["warnings"][0]
-    assert "| new | no (1 of 2) | pytest: no command ran |" in markdown and "`hard.min_reproductions`" in markdown
+    assert "| t1 | `required_command_missing` | new | 1 of 2 (1) | no (1 of 2) | pytest: no command ran |" in markdown and "`hard.min_reproductions`" in markdown
 
 
 def test_a_regression_seen_in_enough_repeats_blocks(tmp_path):

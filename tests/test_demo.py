@@ -71,7 +71,7 @@ def test_user_supplied_agents_file_becomes_the_candidate(tmp_path):
 
 
 def test_unknown_candidate_is_a_usage_error(tmp_path):
-    with pytest.raises(ConfigError, match="neither 'benign', a mutation"):
+    with pytest.raises(ConfigError, match="neither 'benign', 'mixed', a mutation"):
         demo_repo.resolve_candidate(str(tmp_path / "missing.md"))
 
 

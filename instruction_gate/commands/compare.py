@@ -18,6 +18,7 @@ from instruction_gate.verdict.policy import load_policy
 from instruction_gate.outputs import check_outputs
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.verdict.results import ResultSet, load_results
+from instruction_gate.report import chart_md
 from instruction_gate.report.summary_json import build_summary
 from instruction_gate.report.summary_md import render
 
@@ -41,9 +42,10 @@ def _inputs(args: argparse.Namespace) -> list[Path]:
 
 
 def run(args: argparse.Namespace) -> int:
-    # summary.md -> summary.json, pr-12.md -> pr-12.json: several summaries may share a folder
+    # summary.md -> summary.json, summary.svg; pr-12.md -> pr-12.json, ...: several may share a folder
     json_path = args.json_path or args.summary.with_suffix(".json")
-    check_outputs({"--summary": args.summary, "--json": json_path}, _inputs(args))
+    check_outputs({"--summary": args.summary, "--json": json_path, "--summary (its chart)": args.summary.with_suffix(".svg")},
+                  _inputs(args))
     policy = load_policy(args.policy)
     load_problems = []
     try:
@@ -52,10 +54,13 @@ def run(args: argparse.Namespace) -> int:
         results, load_problems = ResultSet(), [str(exc)]
     comparison = compare(results, policy, load_problems)
     summary = build_summary(comparison)
-    markdown = render(comparison)
+    chart_path, chart = args.summary.with_suffix(".svg"), chart_md.svg(comparison)
+    markdown = render(comparison, chart_path.name if chart else None)
+    if chart:
+        write_text_atomic(chart_path, chart)
     write_text_atomic(args.summary, markdown)
     write_json_atomic(json_path, summary)
-    github.append_step_summary(markdown)
+    github.append_step_summary(render(comparison, chart_path.name if chart else None, link_chart=False))
     decision = comparison.decision
     if os.environ.get("GITHUB_ACTIONS") == "true":
         github.emit_annotations(decision.errors, decision.warnings, sys.stdout)

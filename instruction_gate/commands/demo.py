@@ -35,6 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--skip-probability", type=float, default=0.0,
                         help="stochastic mode: the reference agent overlooks each directive with this chance")
     parser.add_argument("--seed", type=int, default=0, help="seed of the stochastic mode")
+    parser.add_argument("--blame", action="store_true",
+                        help="on a FAIL, run `blame` on the failing tasks (try --candidate mixed)")
+    parser.add_argument("--blame-max-agent-runs", type=int, help="blame's run budget (default: the policy's)")
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Outcome:
     results: Path
     summary: Path | None
     regressions: dict[str, list[str]] = field(default_factory=dict)  #: task -> hard gates new in the candidate
+    blame_exit: int | None = None  #: `blame`'s exit code when it ran
 
     @property
     def verdict(self) -> str:
@@ -103,8 +107,27 @@ def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcom
     if compared.exit_code not in (0, 1) or not summary.is_file():
         _show(compared)
     exit_code = compared.exit_code if compared.exit_code is not None else EXIT_USAGE
-    return Outcome(candidate.name, exit_code, results, summary if summary.is_file() else None,
-                   candidate_regressions(results / "index.json"))
+    outcome = Outcome(candidate.name, exit_code, results, summary if summary.is_file() else None,
+                      candidate_regressions(results / "index.json"))
+    if args.blame and exit_code == EXIT_GATE_FAILURE:
+        outcome.blame_exit = blame(repo, results, work / "blame", args)
+    return outcome
+
+
+def blame(repo: demo_repo.DemoRepo, results: Path, out: Path, args: argparse.Namespace) -> int:
+    """`blame` on the failing tasks, run from the vendored harness like the other commands."""
+    suite = repo.suite
+    command = [sys.executable, str(suite / "blame.py"), "--repo", str(repo.path),
+               "--manifest", str(suite / "manifest.json"), "--base", repo.base, "--candidate", repo.candidate,
+               "--results", str(results), "--out", str(out), "--adapter", str(suite / "adapters" / "reference"),
+               "--jobs", str(args.jobs), "--adapter-option", f"seed={args.seed}",
+               "--adapter-option", f"skip_probability={args.skip_probability}"]
+    if args.blame_max_agent_runs:
+        command += ["--max-agent-runs", str(args.blame_max_agent_runs)]
+    blamed = proc.run(command, repo.path)
+    if blamed.exit_code != EXIT_PASS or not (out / "blame.md").is_file():
+        _show(blamed)
+    return blamed.exit_code if blamed.exit_code is not None else EXIT_USAGE
 
 
 def report(outcome: Outcome) -> None:
@@ -117,12 +140,20 @@ def report(outcome: Outcome) -> None:
     print(f"    artifacts: {outcome.results}")
     if outcome.summary:
         print(f"    summary:   {outcome.summary}")
+    blame_md = outcome.results.parent / "blame" / "blame.md"
+    if outcome.blame_exit is not None:
+        found = [line.strip("* ") for line in blame_md.read_text(encoding="utf-8").splitlines()
+                 if line.startswith("**")] if blame_md.is_file() else []
+        print(f"    blame:     exit {outcome.blame_exit}" + (f"; {found[0]}" if found else "")
+              + (f" ({blame_md})" if blame_md.is_file() else ""))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.candidate:
         outcome = evaluate(demo_repo.resolve_candidate(args.candidate), args)
         report(outcome)
+        if outcome.blame_exit not in (None, EXIT_PASS):
+            return outcome.blame_exit
         return outcome.exit_code
     benign = evaluate(demo_repo.resolve_candidate("benign"), args)
     report(benign)

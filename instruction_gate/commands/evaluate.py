@@ -24,6 +24,7 @@ from instruction_gate.commands import validate
 from instruction_gate.suite import impact
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
+from instruction_gate.suite.instruction_diff import gate_sources, instruction_hunks
 from instruction_gate.suite.prepare import check_all, compile_checked
 from instruction_gate.suite.suite_files import unavailable_check_programs
 from instruction_gate.run import out_lock
@@ -155,7 +156,9 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
               "shard": f"{shard[0]}/{shard[1]}", "tasks": sorted({s.task.id for s in specs}),
               "planned_runs": len(specs), "changed_instruction_paths": list(contract.changed_instruction_paths),
               "held_fixed": list(contract.held_fixed),
-              "isolation": confinement.label, "output_limits": chosen.limits.as_record()}
+              "isolation": confinement.label, "output_limits": chosen.limits.as_record(),
+              "instruction_hunks": instruction_hunks(args.repo, contract),
+              "gate_sources": gate_sources(manifest, {s.task.id for s in specs})}
     if contract.holds_code:
         print(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
     if analysed:

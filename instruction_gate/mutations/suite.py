@@ -12,6 +12,7 @@ from instruction_gate.run import evaluation
 from instruction_gate.suite.contract import Contract
 from instruction_gate.suite.manifest import Manifest
 from instruction_gate.run.staging import build_stage, task_texts
+from instruction_gate.suite.instruction_diff import instruction_hunks
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox
@@ -49,7 +50,8 @@ class SuiteRunner:
                 "repeats": self.repeats, "shard": "1/1", "tasks": tasks,
                 "planned_runs": 2 * self.repeats * len(tasks),
                 "changed_instruction_paths": list(contract.changed_instruction_paths),
-                "isolation": self.sandbox.label}
+                "isolation": self.sandbox.label,
+                "instruction_hunks": instruction_hunks(self.repo, contract)}
 
     def run(self, contract: Contract, out: Path, variants: tuple[str, ...], task_ids: list[str] | None = None,
             extra_header: dict[str, Any] | None = None) -> RunStore:

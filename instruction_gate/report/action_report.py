@@ -23,12 +23,12 @@ EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error"
 #: Which stages each mode runs, in order.
 MODE_STAGES = {"changes": ("changes",), "validate": ("validate",), "evaluate": ("evaluate",),
                "compare": ("compare",), "all": ("validate", "evaluate", "compare"),
-               "mutate": ("mutate",), "baseline": ("baseline",), "validate-tasks": ("tasks",)}
+               "mutate": ("mutate",), "baseline": ("baseline",), "validate-tasks": ("tasks",), "blame": ("blame",)}
 STAGE_TITLES = {"changes": "change detection", "validate": "static contract", "evaluate": "paired evaluation",
                 "compare": "compare", "mutate": "mutation testing", "baseline": "baseline recording",
-                "tasks": "task validation"}
+                "tasks": "task validation", "blame": "blame"}
 #: Stages run by the action's one "Agent runs" step (its exit code is AGENT_RUNS_EXIT).
-AGENT_STAGES = ("evaluate", "mutate", "baseline")
+AGENT_STAGES = ("evaluate", "mutate", "baseline", "blame")
 LOG_TAIL_LINES = 40
 
 

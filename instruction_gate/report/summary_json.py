@@ -10,6 +10,7 @@ from typing import Any
 
 from instruction_gate import __version__
 
+from instruction_gate.report import digest_md
 from instruction_gate.verdict import held_code, impact, spending_compare
 from instruction_gate.verdict.comparison import Comparison, as_plain
 from instruction_gate.verdict.metrics import MetricResult
@@ -60,6 +61,7 @@ def build_summary(comparison: Comparison) -> dict[str, Any]:
         "verdict": decision.verdict,
         "exit_code": decision.exit_code,
         "headline": decision.headline,
+        "digest": digest_md.as_json(comparison.digest),
         "valid_pairs": len(pairing.pairs),
         "planned_pairs": pairing.planned_pairs,
         "task_clusters": len(pairing.tasks),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from instruction_gate.verdict import cost_report, held_code
+from instruction_gate.report import chart_md, digest_md, hard_gates_md
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.impact_md import impact_section as _impact
 from instruction_gate.report.tables import MAX_ROWS, table
@@ -16,29 +17,6 @@ _ICONS = {"pass": "✅", "fail": "❌", "inconclusive": "⚠️", "error": "⛔"
 _PROVENANCE_LABELS = {"agent_name": "agent", "model": "model", "model_snapshot": "model snapshot",
                       "harness_version": "harness", "adapter_version": "adapter", "container_digest": "container",
                       "isolation": "isolation"}
-
-
-def _hard_gates(c: Comparison) -> list[str]:
-    lines = ["### Hard gates", ""]
-    if not c.findings:
-        return lines + ["No hard-gate failure in any valid run.", ""]
-    ordered = sorted(c.findings, key=lambda f: (not f.blocking, f.status, f.task_id, f.repeat))
-    rows = [[fmt.md(f.task_id), str(f.repeat), f.variant, fmt.code(f.category), f.status,
-             _blocks(f), fmt.md(f.evidence, 300)] for f in ordered]
-    lines += table(["task", "repeat", "variant", "failure", "status", "blocks", "evidence"], rows)
-    policy = c.policy.hard
-    note = (f"*new* = fails in the candidate run only; *pre-existing* = fails in both runs of the "
-            f"pair (blocking: {str(policy['fail_on_preexisting']).lower()}); *unpaired* = base run "
-            f"lost, treated as new; *fixed* = fails in the base run only.")
-    if any(f.needed > 1 for f in c.findings):
-        note += " *k of n* = a regression blocks once it shows in n repeats of its task (`hard.min_reproductions`)."
-    return lines + ["", note, ""]
-
-
-def _blocks(f) -> str:
-    if f.below_reproductions:
-        return f"no ({f.occurrences} of {f.needed})"
-    return "**yes**" if f.blocking else "no"
 
 
 def _metrics(c: Comparison) -> list[str]:
@@ -139,16 +117,24 @@ def _held_code(c: Comparison) -> list[str]:
     return held_code.markdown(held_code.block(c.results.headers), fmt.md, fmt.code)
 
 
-def render(c: Comparison) -> str:
+def render(c: Comparison, chart_name: str | None = None, link_chart: bool = True) -> str:
+    """summary.md; `chart_name`: the per-task chart's file name next to it (linked with `link_chart`:
+    a relative link does not resolve in GitHub's job summary)."""
     decision = c.decision
     lines = [f"## {_ICONS[decision.verdict]} instruction-gate — {fmt.md(decision.headline, 600)}", ""]
     if decision.not_evaluated:
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    sections = (_held_code, _impact, _hard_gates, _metrics, _rules, _flips, _lost, _power, _spending, _provenance)
+    lines += digest_md.markdown(c.digest) + chart_md.markdown(c, chart_name, link_chart)
+    # What was evaluated stays in view (code held fixed, tasks the change could not reach); the
+    # evidence follows collapsed: the digest above is what a reviewer reads first.
+    lines += _held_code(c) + _impact(c)
+    lines += ["<details><summary>Details: hard gates, metrics, rules, flips, lost runs, power, cost, provenance"
+              "</summary>", ""]
+    sections = (hard_gates_md.markdown, _metrics, _rules, _flips, _lost, _power, _spending, _provenance)
     if c.impact is not None and not c.impact.get("affected") and not c.pairing.pairs:
-        sections = (_impact, _provenance)  # nothing ran: the evidence sections would only say "no data"
+        sections = (_provenance,)  # nothing ran: the evidence sections would only say "no data"
     for section in sections:
         lines += section(c)
-    return "\n".join(lines).rstrip() + "\n"
+    return "\n".join(lines).rstrip() + "\n\n</details>\n"

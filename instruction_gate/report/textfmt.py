@@ -22,9 +22,11 @@ def md(text: object, limit: int = 200) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", clip(str(text), limit))
 
 
-def code(text: object, limit: int = 120) -> str:
-    """Inline code span that survives backticks and pipes inside `text`."""
-    body = clip(str(text), limit).replace("|", "\\|")
+def code(text: object, limit: int = 120, in_table: bool = True) -> str:
+    """Inline code span that survives backticks inside `text`, and pipes in a table cell (outside
+    a table GitHub would show the escaping backslash)."""
+    body = clip(str(text), limit)
+    body = body.replace("|", "\\|") if in_table else body
     fence = "`" * (max((len(run) for run in re.findall(r"`+", body)), default=0) + 1)
     pad = " " if body.startswith("`") or body.endswith("`") else ""
     return f"{fence}{pad}{body}{pad}{fence}" if body else ""

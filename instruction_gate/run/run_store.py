@@ -8,12 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from instruction_gate.errors import ConfigError
-from instruction_gate.records import RECORD_SCHEMA_VERSION, read_json_record, write_json_atomic, write_text_atomic
+from instruction_gate.records import RECORD_SCHEMA_VERSION, read_json_record, run_dir, write_json_atomic, write_text_atomic
 from instruction_gate.secrets import Redactor
-
-
-def run_dir(out: Path, task_id: str, repeat: int, variant: str) -> Path:
-    return out / task_id / f"repeat-{repeat}" / variant
 
 
 class RunStore:
@@ -25,6 +21,8 @@ class RunStore:
 
     def __init__(self, out: Path, header: dict[str, Any], redact: Redactor):
         self.out = out
+        # The header carries the candidate's instruction hunks: redacted like every record.
+        header = json.loads(redact(json.dumps(header)))
         self.header = {"schema_version": RECORD_SCHEMA_VERSION, "kind": "instruction-gate/index", **header}
         self.redact = redact
         self.runs: dict[tuple[str, int, str], dict[str, Any]] = {}

@@ -6,12 +6,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from instruction_gate.verdict import check_health, impact, spending_compare, stats
+from instruction_gate.verdict import digest as digests
 from instruction_gate.verdict.decision import Decision, decide
 from instruction_gate.verdict.hardgates import HardFinding, classify
 from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
 from instruction_gate.verdict.pairing import Pairing, pair_runs
 from instruction_gate.verdict.policy import Policy
 from instruction_gate.verdict.results import ResultSet, nothing_affected
+from instruction_gate.verdict.trajectories import trajectory
 from instruction_gate.rules.compare import evaluate_rule_metrics
 
 PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest",
@@ -49,6 +51,7 @@ class Comparison:
     decision: Decision
     spending: dict[str, Any] = field(default_factory=dict)  #: sequential stop, budget, cost (spending_compare)
     impact: dict[str, Any] | None = None  #: the runner's impact block (which tasks could see the change)
+    digest: digests.Digest | None = None  #: behaviour changes and their instruction lines (digest.py)
 
     def metric(self, name: str) -> MetricResult:
         return next(m for m in self.metrics if m.spec.name == name)
@@ -122,6 +125,7 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
                                  load_problems, evidence_problems, check_health.break_note(breaks))
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
     mark_unisolated(comparison.decision, found)
+    comparison.digest = build_digest(results, pairing, findings)
     return comparison
 
 
@@ -134,6 +138,13 @@ def mark_unisolated(decision: Decision, found: dict[str, dict[str, list[str]]]) 
     decision.headline = f"{decision.headline} (unisolated)"
     decision.warnings.insert(0, f"unisolated: the {' and '.join(arms)} runs had no agent sandbox (--unisolated), "
                                 "so an agent could have read the suite, changed the checks or outlived its run")
+
+
+def build_digest(results: ResultSet, pairing: Pairing, findings: list[HardFinding]) -> digests.Digest:
+    """The digest over the valid pairs, reading each run's events beside its index."""
+    trajectories = {(p.task_id, p.repeat, variant): trajectory(run, results.origin.get((p.task_id, p.repeat, variant)))
+                    for p in pairing.pairs for variant, run in (("base", p.base), ("candidate", p.candidate))}
+    return digests.build(pairing.pairs, trajectories, findings, results.headers)
 
 
 def as_plain(value: Any) -> Any:

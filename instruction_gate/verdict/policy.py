@@ -51,6 +51,7 @@ class Policy:
     evidence: dict[str, Any] = field(default_factory=lambda: _defaults("evidence"))
     #: impact analysis: mode (skip | run), discovery, when_no_task_affected (see `impact_settings`)
     impact: dict[str, Any] = field(default_factory=lambda: impact_settings(None))
+    blame: dict[str, Any] = field(default_factory=dict)  #: enabled, max_agent_runs, repeats (blame)
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -104,7 +105,8 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
         raise ConfigError(f"{label}: invalid policy", bad)
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
                   data.get("sequential"), data.get("budget") or {}, sections["contract"], data.get("limits") or {},
-                  sections["evidence"], impact_settings(data.get("impact")))
+                  sections["evidence"], impact_settings(data.get("impact")),
+                  {**_defaults("blame"), **data.get("blame", {})})
 
 
 def _regex_errors(items: list[dict[str, str]]) -> list[tuple[int, re.error]]:
