@@ -72,10 +72,16 @@ def test_claude_never_loads_an_agents_override_so_no_task_is_affected(demo, brok
     assert found.unreachable == (OVERRIDE,)
 
 
-@pytest.mark.parametrize("mode", ["codex", "claude", "both"])
-def test_a_root_agents_edit_reaches_every_task(demo, root_edit, mode):
+#: Tasks the root AGENTS.md reaches through CLAUDE.md's `@AGENTS.md` import: headless Claude Code
+#: expands only imports inside its working directory, so tasks in services/* never load it.
+ROOT_CWD_TASKS = [t for t in ALL_TASKS if t not in ("approval-schema-migration", "bug-cache-key",
+                                                     "payments-scope-override")]
+
+
+@pytest.mark.parametrize(("mode", "expected"), [("codex", ALL_TASKS), ("claude", ROOT_CWD_TASKS), ("both", ALL_TASKS)])
+def test_a_root_agents_edit_reaches_every_task_that_loads_it(demo, root_edit, mode, expected):
     found = _analyse(demo, root_edit, mode)
-    assert sorted(found.affected) == ALL_TASKS
+    assert sorted(found.affected) == expected
 
 
 def test_a_file_no_task_reaches_is_reported_unreachable(git_repo):
@@ -93,7 +99,7 @@ def test_a_file_no_task_reaches_is_reported_unreachable(git_repo):
 
 
 def test_imports_and_nested_files_below_the_cwd_count(git_repo):
-    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/*.md"],
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/CLAUDE.md", "docs/**"],
                 "hidden_paths": ["evals/**"],
                 "tasks": [{"id": "root", "kind": "bug_fix", "cwd": ".", "prompt_file": "evals/r.md",
                            "checks": [["true"]]},
@@ -104,7 +110,9 @@ def test_imports_and_nested_files_below_the_cwd_count(git_repo):
                             "evals/manifest.json": json.dumps(manifest)})
     imported = git_repo.commit({"docs/rules.md": "two\n"})
     checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, imported)
-    assert impact.analyse(checked, Discovery("claude")).affected == ["root", "b"]  # an import is loaded at start
+    # An import is loaded at start, but headless Claude Code expands only imports inside its working
+    # directory: from b/, the root CLAUDE.md's import of docs/rules.md stays literal text.
+    assert impact.analyse(checked, Discovery("claude")).affected == ["root"]
     assert impact.analyse(checked, Discovery("codex")).affected == []  # Codex does not follow imports
     deep = git_repo.commit({"a/deep/CLAUDE.md": "deeper\n"})
     checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", imported, deep)

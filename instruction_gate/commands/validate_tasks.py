@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
         for task in manifest.tasks:
             if args.tasks and task.id not in args.tasks:
                 continue
-            solution = solutions[task.id].read_text() if solutions.get(task.id) else None
+            solution = solutions.get(task.id)  # the patch text (never a path an agent could follow)
             artifacts = blob_text(checked.repo, checked.contract, task.reference_artifacts) \
                 if task.reference_artifacts else None
             runs = run_task(stage, slot, task, solution, artifacts, fixture_problems.get(task.id), envs.agent, env_dir)

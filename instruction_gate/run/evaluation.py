@@ -26,6 +26,9 @@ from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments
 from instruction_gate.run.workspace import Slot, Stage
 
+#: Agent CLIs' configuration directory variables and where they go inside the private home.
+_AGENT_CONFIG_DIRS = {"CODEX_HOME": ".codex", "CLAUDE_CONFIG_DIR": ".claude", "GEMINI_CLI_HOME": ".gemini"}
+
 @dataclass(frozen=True)
 class RunSpec:
     task: Task
@@ -200,7 +203,12 @@ class Evaluation:
         if not self.sandbox.isolated:
             return dict(env)
         private = {k: v for k, v in env.items() if not k.startswith("XDG_")}
-        return {**private, "HOME": str(home), "TMPDIR": "/tmp"}
+        # Agent configuration directories named outside the sandbox are invisible in it: they
+        # move into the private home, where the adapter writes its own configuration each run.
+        moved = {name: str(home / default) for name, default in _AGENT_CONFIG_DIRS.items() if name in env}
+        for directory in moved.values():
+            Path(directory).mkdir(parents=True, exist_ok=True)
+        return {**private, **moved, "HOME": str(home), "TMPDIR": "/tmp"}
 
     def _request(self, spec: RunSpec, generation: Path, home: Path) -> dict[str, Any]:
         task = spec.task

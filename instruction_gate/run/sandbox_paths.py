@@ -54,11 +54,19 @@ def adapter_paths(argv: Sequence[str], options: Iterable[str] = ()) -> tuple[Pat
     vendored in the suite's own directory does not expose the suite next to it.
     """
     found: set[Path] = set()
+    options = list(options)
     for value in [*argv, *options]:
         if not os.path.isabs(value) or not os.path.exists(value):
             continue
         path = Path(value).resolve()
-        found.add(path)
+        # An npm-installed CLI (`node_modules/.bin/codex` -> `@openai/codex/bin/codex.js`) loads its
+        # platform package from the same node_modules: show the whole tree, as search_paths does.
+        modules = next((parent for parent in path.parents if parent.name == "node_modules"), None)
+        found.add(modules or path)
         if path.is_file() and path.parent.name == "adapters" and (path.parent.parent / "instruction_gate").is_dir():
             found.add(path.parent.parent / "instruction_gate")
+            # An adapter that wraps another by name (`adapters/broker` with `wrap=codex`) starts
+            # that sibling script: show it too, and nothing else of the adapters directory.
+            found.update(path.parent / name for name in options
+                         if "/" not in name and name and (path.parent / name).is_file())
     return tuple(sorted(found))

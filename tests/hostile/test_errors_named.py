@@ -126,7 +126,7 @@ def test_mutate_manifest_outside_the_repository_leaves_nothing_behind(git_repo, 
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "mutate.py"), "--repo", str(git_repo.path), "--manifest", str(outside),
          "--base", base, "--out", str(tmp_path / "m"), "--adapter", str(make_adapter(tmp_path)),
-         "--operators", "delete_rule", "--temp-dir", str(temp)],
+         "--operators", "delete-rule", "--temp-dir", str(temp)],
         cwd=git_repo.path, capture_output=True, text=True, timeout=120, env={**os.environ, "TMPDIR": str(temp)})
     assert result.returncode == 2, result.stderr
     assert "must lie inside the repository" in result.stderr and "Traceback" not in result.stderr

@@ -38,6 +38,7 @@ def test_check_settings_reach_checks_and_the_env_dir_the_agent_never_the_harness
     env_dir = _env_dir(tmp_path)
     out = tmp_path / "out"
     result = evaluate(git_repo, base, candidate, out, adapter, "--check-env-dir", str(env_dir),
+                      "--sandbox-writable", str(dump),  # the adapter's own dump, outside its sandbox
                       env={"FOO_API_KEY": "sk-never-in-checks-1234"})
     assert result.returncode == 0, result.stderr
 
