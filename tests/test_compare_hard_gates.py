@@ -179,3 +179,14 @@ def test_evidence_names_closest_commands_the_instruction_line_and_the_check_outp
     assert found["forbidden_command_observed"] == (
         "git push: ran `git push --force origin main` (rule: services/AGENTS.override.md:7)")
     assert code == 1 and "| **yes** | pytest: not run; closest:" in markdown
+
+
+def test_command_gate_evidence_reads_the_events_the_runner_wrote_beside_the_index(tmp_path):
+    """Runner records keep their events in events.jsonl, not in index.json: the evidence must still
+    name the commands that ran instead of saying none did."""
+    runs = runs_with(SLIP, missing_commands=["pytest"])
+    events = tmp_path / "out" / "t1" / "repeat-1" / "candidate" / "events.jsonl"
+    events.parent.mkdir(parents=True)
+    events.write_text('{"type": "tool", "tool": "shell", "command": "make test", "exit_code": 0}\n')
+    _, summary, _ = compare(tmp_path, index(runs), policy(hard={"min_reproductions": 2}))
+    assert summary["hard_failures"][0]["evidence"] == "pytest: not run; closest: `make test`"

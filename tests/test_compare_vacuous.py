@@ -124,3 +124,15 @@ def test_negative_controls_do_not_make_a_suite_look_healthy(tmp_path):
     controls = outcome_runs({"c0": [(True, True)], "c1": [(True, True)]}, checks_pass_at_start=True)
     code, summary, _ = compare(tmp_path, index(controls + outcome_runs({"t0": [(False, False)]})), policy())
     assert code == 3 and "only 0 of 1 task(s) resolved in any base run" in summary["headline"]
+
+
+def test_a_task_of_kind_negative_control_never_counts_as_resolved_evidence(tmp_path):
+    """A negative control passes by construction even when it does not declare checks_pass_at_start:
+    with the only measuring task broken, the suite measured nothing."""
+    from compare_builders import compare, index, outcome_runs, policy
+    runs = outcome_runs({"fix": [(False, False)], "typo": [(True, True)]})
+    for record in runs:
+        if record["task_id"] == "typo":
+            record["kind"] = "negative_control"
+    code, summary, _ = compare(tmp_path, index(runs), policy())
+    assert code == 3 and summary["verdict"] == "error", summary["headline"]

@@ -93,6 +93,8 @@ def _demo(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out.exists() and not args.out.is_dir():
+        raise ConfigError(f"--out: {args.out} exists and is not a directory")
     if args.demo:
         _demo(args)
     repo = repo_root(args.repo)

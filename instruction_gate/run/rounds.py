@@ -122,7 +122,9 @@ def finish(evaluation: Evaluation, budget: Budget, tasks: int, fixed_repeats: in
     if budget.capped:
         store.header["budget"] = budget.as_record()
     runs = [r for key, r in store.runs.items() if key[0] in store.header["tasks"]]
-    store.header["cost"] = cost_report.tally(runs, tasks, fixed_repeats)
+    # The fixed design runs every task, those impact analysis left out too: they are runs not spent.
+    skipped = len((store.header.get("impact") or {}).get("unaffected") or ())
+    store.header["cost"] = cost_report.tally(runs, tasks + skipped, fixed_repeats)
     store.write_index()
     return store.header["cost"]
 

@@ -109,10 +109,12 @@ class Resolution:
 
 
 def resolution(results: ResultSet) -> Resolution:
-    """Negative controls (`checks_pass_at_start`) resolve by construction: they count toward neither
-    side of the share, so they cannot make a suite whose other checks never pass look healthy."""
+    """Negative controls (`checks_pass_at_start`, or tasks of kind `negative_control`) resolve by
+    construction: they count toward neither side of the share, so they cannot make a suite whose
+    other checks never pass look healthy."""
     valid = [r for r in results.runs.values() if r.get("valid", True) is True]
-    measured = [r for r in valid if r.get("variant") == "base" and not r.get("checks_pass_at_start")]
+    measured = [r for r in valid if r.get("variant") == "base" and not r.get("checks_pass_at_start")
+                and r.get("kind") != "negative_control"]
     tasks = sorted({str(r["task_id"]) for r in measured})
     base = sorted({str(r["task_id"]) for r in measured if r.get("resolved")})
     anywhere = {str(r["task_id"]) for r in valid if r.get("resolved")}

@@ -16,6 +16,7 @@ from typing import Any
 from instruction_gate.verdict import gate_evidence
 from instruction_gate.verdict.policy import Policy
 from instruction_gate.verdict.results import ResultSet
+from instruction_gate.verdict.trajectories import events_of
 
 NEW, PREEXISTING, UNPAIRED, FIXED = "new", "pre-existing", "unpaired", "fixed"
 
@@ -75,12 +76,25 @@ def _categories(run: dict[str, Any] | None) -> list[str] | None:
     return list(dict.fromkeys(map(str, run.get("hard_failures") or [])))
 
 
+def _with_events(results: ResultSet, key: tuple[str, int, str]) -> dict[str, Any] | None:
+    """The run, with its events from events.jsonl beside the index when the record has none: the
+    command gates' evidence names the commands that ran."""
+    run = results.runs.get(key)
+    if run is None or isinstance(run.get("events"), list) or not set(run.get("hard_failures") or ()) & COMMAND_GATES:
+        return run
+    return {**run, "events": events_of(run, results.origin.get(key)) or []}
+
+
+#: Gates whose evidence lists the commands a run made.
+COMMAND_GATES = {"required_command_missing", "forbidden_command_observed"}
+
+
 def classify(results: ResultSet, policy: Policy) -> list[HardFinding]:
     findings = []
     pair_keys = sorted({(t, r) for (t, r, _) in results.runs})
     for task_id, repeat in pair_keys:
-        base_run = results.runs.get((task_id, repeat, "base"))
-        candidate_run = results.runs.get((task_id, repeat, "candidate"))
+        base_run = _with_events(results, (task_id, repeat, "base"))
+        candidate_run = _with_events(results, (task_id, repeat, "candidate"))
         base, candidate = _categories(base_run), _categories(candidate_run)
         for category in candidate or []:
             if base is None:

@@ -65,6 +65,17 @@ def test_suite_ref_that_does_not_exist_is_a_usage_error(git_repo, tmp_path, caps
     assert not (tmp_path / "out").exists()
 
 
+def test_an_out_that_is_a_file_is_a_usage_error(git_repo, tmp_path, capsys):
+    build_base(git_repo)
+    taken = tmp_path / "taken"
+    taken.write_text("keep me\n")
+    for extra in ([], ["--demo"]):
+        code = main(["backtest", "--repo", str(git_repo.path), "--manifest", MANIFEST, "--suite-ref", "HEAD",
+                     "--out", str(taken), "--adapter", "true", *extra])
+        assert code == 2 and "exists and is not a directory" in capsys.readouterr().err
+    assert taken.read_text() == "keep me\n"
+
+
 def _backtest(out, env=None):
     return subprocess.Popen([sys.executable, "-m", "instruction_gate", "backtest", "--demo", "--out", str(out),
                              "--tasks", "bug-tax-rounding", "--repeats", "1"], cwd=REPO_ROOT,
