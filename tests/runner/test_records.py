@@ -23,8 +23,8 @@ def counting_adapter(tmp_path, body: str = ""):
     """An adapter appending `task repeat variant pid phase` to a log at start (the invocation counter).
 
     `phase` is $RUN_PHASE, so a late line from an orphan of a killed runner is told apart."""
-    (tmp_path / "shared").mkdir(exist_ok=True)
-    log = tmp_path / "shared" / "invocations"
+    (tmp_path / "reports").mkdir(exist_ok=True)
+    log = tmp_path / "reports" / "invocations"
     adapter = make_adapter(tmp_path, f"""
         with open({str(log)!r}, "a") as handle:
             phase = os.environ.get("RUN_PHASE", "-")

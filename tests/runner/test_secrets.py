@@ -16,7 +16,7 @@ HARMLESS = {"HARMLESS_SETTING": "visible-value"}
 
 
 def test_secrets_are_scrubbed_from_every_environment_and_record(git_repo, tmp_path):
-    dump = tmp_path / "shared"  # the one directory outside its workspace the sandbox lets the adapter write
+    dump = tmp_path / "reports"  # the one directory outside its workspace the sandbox lets the adapter write
     dump.mkdir()
     check = ["python", "-c", "import json, os, sys; "
              f"json.dump(dict(os.environ), open(os.path.join({str(dump)!r}, 'check-%d.json' % os.getpid()), 'w')); "

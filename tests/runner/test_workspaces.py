@@ -27,7 +27,7 @@ def suite_with_secrets(repo):
 
 def test_agent_workspace_holds_no_suite_and_no_history(git_repo, tmp_path):
     base, candidate = suite_with_secrets(git_repo)
-    dump = tmp_path / "shared"
+    dump = tmp_path / "reports"
     dump.mkdir()
     adapter = make_adapter(tmp_path, f"""
         root = request["repo_root"]
@@ -139,7 +139,7 @@ def test_no_worktree_or_temporary_directory_is_left_behind(git_repo, tmp_path):
 
 def test_sigterm_mid_run_kills_the_adapter_and_cleans_up(git_repo, tmp_path):
     base, candidate = build_suite_repo(git_repo, [task("t1")])
-    temp, pids = tmp_path / "temp", tmp_path / "shared"
+    temp, pids = tmp_path / "temp", tmp_path / "reports"
     temp.mkdir()
     pids.mkdir()
     adapter = make_adapter(tmp_path, f"""
