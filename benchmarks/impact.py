@@ -36,7 +36,7 @@ from instruction_gate import demo_repo  # noqa: E402
 from instruction_gate.suite import impact  # noqa: E402
 from instruction_gate.suite.exposure import Discovery  # noqa: E402
 from instruction_gate.suite.prepare import check_all  # noqa: E402
-from instruction_gate.verdict.stats import t_bounds  # noqa: E402
+from instruction_gate.verdict.stats import smallest_step_spread, t_bounds  # noqa: E402
 
 MODES = ("codex", "claude", "both")
 BOUND, CONFIDENCE = 0.1, 0.95
@@ -121,7 +121,7 @@ def fail_rate(rng, sims: int, tasks: int, repeats: int, broken: bool) -> tuple[f
     deltas = (cand.astype(float) - base).mean(axis=2)
     if tasks < 2:
         return 0.0, float(deltas.mean())  # one task: the spread is unknown, the interval unbounded
-    high = np.minimum(t_bounds(deltas, CONFIDENCE, 1 / (2 * tasks * repeats))[2], 1.0)
+    high = np.minimum(t_bounds(deltas, CONFIDENCE, 1 / (2 * tasks * repeats), smallest_step_spread(repeats, tasks))[2], 1.0)
     return float(np.mean(high < -BOUND)) * 100, float(deltas.mean())
 
 

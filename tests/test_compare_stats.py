@@ -80,3 +80,20 @@ def test_a_ratio_interval_too_wide_for_exp_is_unbounded_not_a_crash():
     base, candidate = np.array([1.0, 1.0]), np.array([1e-2, 1e300])
     result, _ = evaluate_metric(wall, base, candidate, np.array([0, 1]), 2, 1.5, 0.999999)
     assert result.high is None and result.verdict == "inconclusive"
+
+
+def test_equal_nonzero_values_get_the_smallest_step_spread_and_zeros_stay_zero_width():
+    import numpy as np
+
+    def bounds(values, floor=0.25):
+        return [float(x[0]) for x in stats.t_bounds(np.array([values]), 0.95, 0.0, flat_spread=floor)]
+
+    _, low, high, spread = bounds([0.0, 0.0])
+    assert low == high == spread == 0.0  # every pair agreed: PASS stays possible for a deterministic agent
+    _, low, high, spread = bounds([-1 / 3, -1 / 3])
+    assert spread == 0.25 and high > 0.5  # two tasks that dropped alike: no evidence beyond the bound
+    _, low, high, spread = bounds([-1.0] * 8)
+    assert spread == 0.25 and high < -0.5  # eight tasks that all dropped: still a clear regression
+    assert stats.smallest_step_spread(3, 2) == (1 / 3) / 2 ** 0.5
+    legacy = bounds([-1 / 3, -1 / 3], None)  # without the floor (calibration benchmark): collapses
+    assert legacy[1] == legacy[2] == -1 / 3

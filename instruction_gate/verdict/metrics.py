@@ -122,7 +122,8 @@ def evaluate_metric(spec: MetricSpec, base: np.ndarray, candidate: np.ndarray, t
     per_task, present = task_means(index, values, task_count)
     per_task_all[present] = per_task
     if spec.kind == "difference":
-        interval = stats.t_interval(per_task, confidence, correction=1 / (2 * len(base)))
+        interval = stats.t_interval(per_task, confidence, correction=1 / (2 * len(base)),
+                                    flat_spread=stats.smallest_step_spread(len(base) / len(per_task), len(per_task)))
         estimate, low, high = interval.estimate, max(interval.low, -1.0), min(interval.high, 1.0)
     else:
         interval = stats.t_interval(per_task, confidence)

@@ -41,24 +41,31 @@ class Interval:
     tasks: int
 
 
-def t_bounds(values: np.ndarray, confidence: float, correction: float | np.ndarray = 0.0
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def t_bounds(values: np.ndarray, confidence: float, correction: float | np.ndarray = 0.0,
+             flat_spread: float | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Vectorized core of `t_interval` over the rows of a (samples, tasks) array, tasks >= 2.
 
     Returns (estimate, low, high, spread) per row. Rows whose values are all equal collapse
     onto the estimate (the correction is skipped too: it accounts for the discreteness of a
-    sample that varies). Used as is by the calibration benchmark.
+    sample that varies). With `flat_spread`, only rows of zeros collapse (every pair agreed);
+    equal non-zero values say nothing about the spread, so `flat_spread` (a worst case) stands
+    in for it: two tasks that happened to drop alike are not a zero-width regression.
+    Used as is by the calibration benchmark.
     """
     tasks = values.shape[1]
     estimate = values.mean(axis=1)
     spread = values.std(axis=1, ddof=1)
     flat = spread <= 1e-12 * np.maximum(1.0, np.abs(estimate))
+    if flat_spread is not None:
+        spread = np.where(flat & (np.abs(estimate) > 1e-12), flat_spread, spread)
+        flat = flat & (np.abs(estimate) <= 1e-12)
     half = t_quantile(tasks - 1, 0.5 + confidence / 2) * spread / math.sqrt(tasks) + correction
     half = np.where(flat, 0.0, half)
     return estimate, estimate - half, estimate + half, np.where(flat, 0.0, spread)
 
 
-def t_interval(values: np.ndarray, confidence: float, correction: float = 0.0) -> Interval | None:
+def t_interval(values: np.ndarray, confidence: float, correction: float = 0.0,
+               flat_spread: float | None = None) -> Interval | None:
     """Student t interval for the mean of `values`, widened by `correction` on each side.
 
     None without values. One value: the spread is unknown, so the interval is unbounded.
@@ -69,7 +76,7 @@ def t_interval(values: np.ndarray, confidence: float, correction: float = 0.0) -
     if n == 1:
         return Interval(float(values[0]), -math.inf, math.inf, math.nan, 1)
     estimate, low, high, spread = (float(x[0]) for x in t_bounds(np.asarray(values, float)[None, :], confidence,
-                                                                   correction))
+                                                                   correction, flat_spread))
     return Interval(estimate, low, high, spread, n)
 
 
@@ -138,6 +145,22 @@ def _detectable_shift(tasks: np.ndarray, spread: float, repeats: float, confiden
     return (alpha_quantile + power_quantile) * spread / np.sqrt(tasks) + 1 / (2 * tasks * repeats)
 
 
+def smallest_step_spread(repeats: float, tasks: int) -> float:
+    """The spread of `tasks` per-task means of which one differs from the rest by the smallest
+    step a mean over `repeats` pairs can take (1 / repeats): what equal values could hide.
+
+    Equal non-zero deltas over two or three tasks are not a zero-width regression (with a t
+    quantile of 12.7 for two tasks, any spread at all makes the interval wide); over many tasks
+    this floor barely widens the interval, so a consistent drop still fails.
+    """
+    return (1.0 / max(repeats, 1.0)) / math.sqrt(tasks)
+
+
+def worst_case_spread(repeats: float) -> float:
+    """The largest per-task spread a binary outcome allows: two independent coin flips per pair."""
+    return math.sqrt(0.5 / max(repeats, 1.0))
+
+
 def power_note(spread: float, tasks: int, repeats: float, bound: float, confidence: float, power: float,
                target_drop: float | None, max_tasks: int = 100_000) -> PowerNote:
     """Smallest true drop that fails the gate (whole interval beyond `bound`) with `power` probability.
@@ -148,7 +171,7 @@ def power_note(spread: float, tasks: int, repeats: float, bound: float, confiden
     """
     assumed = not (spread > 0 and math.isfinite(spread))
     if assumed:
-        spread = math.sqrt(0.5 / max(repeats, 1.0))
+        spread = worst_case_spread(repeats)
     detectable = None
     if tasks >= 2:
         drop = bound + float(_detectable_shift(np.array([tasks]), spread, repeats, confidence, power)[0])

@@ -25,7 +25,7 @@ def rules_list(violated: bool) -> list[dict]:
 
 
 def suite(candidate_compliance: dict[str, float]) -> dict:
-    """Three tasks, two repeats; base complies fully, the candidate at the given per-task rate."""
+    """Two repeats per task; base complies fully, the candidate at the given per-task rate."""
     runs = []
     for task, rate in candidate_compliance.items():
         for repeat in range(2):
@@ -64,12 +64,24 @@ def test_known_deltas_and_intervals(tmp_path):
 
 
 def test_compliance_drop_fails_the_soft_gate(tmp_path):
-    data = suite({"a": 0.5, "b": 0.5, "c": 0.5})
+    data = suite({name: 0.5 for name in "abcde"})
     code, summary, _ = compare(tmp_path, data, policy(soft={"mode": "fail", "max_compliance_rate_drop": 0.1}))
     assert code == 1
     gated = summary["metrics"]["compliance_rate"]
-    assert (gated["estimate"], gated["low"], gated["high"], gated["verdict"]) == (-0.5, -0.5, -0.5, "fail")
+    # Equal drops say nothing of the spread: the smallest step a mean over 2 repeats can take stands
+    # in for it (0.5 / sqrt(5)), t(4) = 2.776, plus the 1/(2 pairs) correction.
+    half = 2.7764451 * (0.5 / 5 ** 0.5) / 5 ** 0.5 + 1 / 20
+    assert (gated["estimate"], gated["verdict"]) == (-0.5, "fail")
+    assert gated["low"] == pytest.approx(-0.5 - half, abs=1e-6) and gated["high"] == pytest.approx(-0.5 + half, abs=1e-6)
     assert "max_compliance_rate_drop" in summary["failures"]
+
+
+def test_two_tasks_that_dropped_alike_are_not_a_zero_width_regression(tmp_path):
+    """With two tasks any spread at all makes the t interval wide; equal values must not hide it."""
+    code, summary, _ = compare(tmp_path, suite({"a": 0.5, "b": 0.5}),
+                               policy(soft={"mode": "fail", "max_compliance_rate_drop": 0.1}))
+    gated = summary["metrics"]["compliance_rate"]
+    assert gated["verdict"] == "inconclusive" and gated["low"] < -0.5 < gated["high"]
 
 
 def test_no_change_passes_every_rule_gate(tmp_path):
