@@ -71,7 +71,8 @@ _SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|mig
 #: Purposes and occasions that tie a command to one kind of change, wherever they stand.
 _OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
                          r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
-                         r"(?!(?:any\s+|your\s+|the\s+)?(?:code|source|files|changes)\b))\b")
+                         r"(?!(?:any\s+|your\s+|the\s+)?(?:(?:code|source)(?:\s+(?:code|files))?|files|changes)\b(?!\s+[a-z]))|"
+                         r"for\s+updates|upgrad(?:e|ing))\b")
 #: What may precede an imperative verb at the start of a clause.
 _LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          rf"afterwards|before\s+{_FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
@@ -151,6 +152,10 @@ def _readable(clause: str, codes: list[str]) -> str:
 
 def _prohibition(low: str, codes: list[str], negation: re.Match[str]) -> Found:
     if verb := _FORBID_VERB.search(low, negation.end()):
+        slots = list(_SLOT_RE.finditer(low, verb.end()))
+        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)",
+                              low[slots[-1].end():]):
+            return []  # scoped to a purpose or a place ("Do not use `curl` to test HMR"): not a blanket ban
         return [("forbid_command", t) for t in _slots_after(low, verb.end(), codes) if is_command(t)]
     if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
         command = codes[int(direct.group(1))]
@@ -173,7 +178,7 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
         first = _SLOT_RE.search(low, match.end())
         purpose = low[first.end():] if first else ""
         tests = bool(found and (_TESTS.search(low, 0, first.start()) or
-                                re.match(r"[^.]{0,12}\bto\s+run\s+(?:(?:all|the|full|whole|entire)\s+)*(?:unit\s+)?"
+                                re.match(r"[^.]{0,60}?\bto\s+run\s+(?:(?:all|the|full|whole|entire)\s+)*(?:unit\s+)?"
                                          r"(?:tests?|test\s+suite|suite)\b", purpose)))
         return found, tests
     if match := _USE_START.match(low):
@@ -193,6 +198,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
         return [(kind, t) for t in targets]
     if negation := _NEGATION.search(low):
         return _prohibition(low, codes, negation)
+    if _ASIDE_SECTION.search(section):
+        return []  # tips, troubleshooting, quick references: commands for when they are needed
     if _READ.match(low) and not _SITUATION.search(low):
         docs = [c for c in _slots_after(low, 0, codes) if _BARE_DOC.fullmatch(c)]
         docs += _BARE_DOC.findall(_SLOT_RE.sub(" ", clause))
@@ -224,6 +231,9 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
     return found
 
 
+#: Sections whose commands are for particular needs, not for every change.
+_ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
+                            r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
 _FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".
@@ -242,6 +252,8 @@ def _lead_of_block(clause: str, section: str) -> DirectiveKind | None:
     """The kind a directly following fenced block's commands get, when this clause introduces them:
     "Run the tests:", "Always run these commands before committing.", "Install the tools:"."""
     low = re.sub(r"\([^)]*\)", " ", clause.lower()).rstrip()
+    if _ASIDE_SECTION.search(section):
+        return None
     if _SLOT_RE.search(low) or _NEGATION.search(low) or _SITUATION.search(_BEFORE_FINISHING.sub(" ", low)):
         return None
     imperative = re.match(_LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
@@ -278,8 +290,8 @@ def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str
                 section: str, source: str) -> list[Directive]:
     """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
     or testing heading, its set-up steps or the line that runs the whole test suite."""
-    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES:
-        return []  # a code example, not commands
+    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES or _ASIDE_SECTION.search(section):
+        return []  # a code example, or commands for particular needs (tips, troubleshooting, reference)
     commands = _block_commands(text, block)
     out: list[Directive] = []
     if lead is not None:

@@ -114,3 +114,22 @@ def test_a_documents_test_command_does_not_replace_the_files_own():
     files = [("AGENTS.md", "- Run the tests with `make tests`.\n- Read `tests/README.md` before changing tests.\n")]
     plan = build_plan(files, lambda path: "- Run the tests with `make tests-parallel`.\n")
     assert plan.test.text == "make tests" and plan.documents == ["tests/README.md"]
+
+
+@pytest.mark.parametrize("text", [
+    # commands in tips, troubleshooting and reference sections are for when they are needed
+    "### Utilities & Tips\n\n- Run the tests on Python 3.10:\n  ```bash\n  uv run --python 3.10 pytest\n  ```\n",
+    "## Troubleshooting\n\n- Run `make clean` and try again.\n",
+    "## Quick reference\n\n- Run `astro add` to add an integration.\n",
+    # scoped prohibitions and occasional steps are not rules for every change
+    "- Do not use `curl` to test HMR issues.\n",
+    "- Run `make generate` after modifying source templates.\n",
+    "- Use `modtools check --direct-only` to check for updates.\n",
+])
+def test_commands_for_particular_needs_are_not_directives(text):
+    assert kinds(text) == []
+
+
+def test_the_purpose_may_come_later_in_the_sentence():
+    assert kinds("- Run `pnpm test` in the workspace root to run the full test suite (slow).\n") == [
+        ("test_command", "pnpm test")]
