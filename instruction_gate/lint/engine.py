@@ -12,7 +12,7 @@ from instruction_gate.lint.chains import chains, instruction_files
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding, Judged
 from instruction_gate.lint.policy import LintPolicy
-from instruction_gate.lint.tree import Tree
+from instruction_gate.lint.tree import Tree, inside_target
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction
 
 #: Every rule family, in report order.
@@ -28,7 +28,10 @@ def context(tree: Tree, policy: LintPolicy, instruction_paths: Iterable[str] = (
     # Any bytes, read as data; the cap bounds the rules' work on a hostile multi-megabyte file.
     texts = {p: decode_instruction(data[:INSTRUCTION_CAP_BYTES]) for p in files if (data := tree.read(p)) is not None}
     directories = {"", *(dirname(p) for p in texts), *extra_directories}
-    return LintContext(tree, texts, chains(tree, sorted(texts), directories, policy.byte_caps), policy)
+    found = chains(tree, sorted(texts), directories, policy.byte_caps)
+    # A CLAUDE.md linked to AGENTS.md is one text: its findings are reported once, at the target.
+    linked = {p for p in texts if (target := inside_target(p, tree.link_target, texts.__contains__)) not in (None, p)}
+    return LintContext(tree, {p: text for p, text in texts.items() if p not in linked}, found, policy)
 
 
 def lint(ctx: LintContext) -> list[Finding]:

@@ -359,3 +359,10 @@ def test_symlinked_instruction_files_are_read_through_and_outside_links_reported
         found = [f for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG003"]
         assert sorted(f.path for f in found) == ["svc/AGENTS.md", "svc/CLAUDE.md"], found
         assert all("outside the repository" in f.message for f in found)
+
+
+def test_a_symlinked_claude_md_is_linted_once_at_its_target(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("- See `docs/gone.md`.\n")
+    (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
+    found = [f for f in lint(context(DirTree(tmp_path), LintPolicy())) if f.rule_id == "IG002"]
+    assert [f.path for f in found] == ["AGENTS.md"]
