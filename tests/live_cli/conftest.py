@@ -17,6 +17,9 @@ BINARIES = {
     "codex-0.169": MODULES / "codex-0.169/bin/codex.js",  # the example workflow's pin
     # The platform package's binary, called directly: the wrapper's postinstall wants node 22.
     "claude": MODULES / "@anthropic-ai/claude-code-linux-x64/claude",
+    "gemini": MODULES / "@google/gemini-cli/bundle/gemini.js",
+    # What the opencode-ai wrapper's install script would link as `opencode` on linux-x64.
+    "opencode": MODULES / "opencode-linux-x64/bin/opencode",
 }
 
 
@@ -39,6 +42,16 @@ def codex_bin() -> Path:
 @pytest.fixture(scope="session")
 def claude_bin() -> Path:
     return _binary("claude")
+
+
+@pytest.fixture(scope="session")
+def gemini_bin() -> Path:
+    return _binary("gemini")
+
+
+@pytest.fixture(scope="session")
+def opencode_bin() -> Path:
+    return _binary("opencode")
 
 
 @pytest.fixture(scope="session")
