@@ -123,7 +123,12 @@ def test_discovery_follows_what_the_adapter_declares():
     assert impact.discovery_for("auto", ["/x/adapters/reference"], {"discovery": "codex"}).mode == "codex"
     assert impact.discovery_for("auto", ["/x/adapters/claude"], {}).mode == "claude"
     assert impact.discovery_for("auto", ["/x/adapters/reference", "--discovery", "claude"], {}).mode == "claude"
-    assert impact.discovery_for("auto", ["/x/adapters/broker", "codex"], {}).mode == "both"
+    # The broker follows the agent it wraps; an adapter that declares nothing gets every agent's rules.
+    assert impact.discovery_for("auto", ["/x/adapters/broker"], {"wrap": "claude"}).mode == "claude"
+    assert impact.discovery_for("auto", ["/x/adapters/broker"], {}).mode == "all"
+    assert impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/codex"], {}).mode == "codex"
+    assert impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/reference"], {}).mode == "both"
+    assert impact.discovery_for("auto", ["./my-agent.sh"], {}).mode == "all"
     assert impact.discovery_for("claude", ["/x/adapters/codex"], {}).mode == "claude"
     assert impact.discovery_for("auto", ["codex"], {"fallback_names": "GUIDE.md"}).fallback_names == ("GUIDE.md",)
 

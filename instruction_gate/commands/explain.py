@@ -8,6 +8,7 @@ import json
 import posixpath
 from pathlib import Path
 
+from instruction_gate.agents.loading import LOADERS
 from instruction_gate.errors import ConfigError, EXIT_PASS
 from instruction_gate.lint.tree import DirTree, GitTree, directories
 from instruction_gate.untrusted import quote
@@ -23,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cwd", default=".", help="the task's working directory, relative to the root (default: .)")
     parser.add_argument("--revision", help="read this commit's files from git objects (default: the working directory)")
     parser.add_argument("--agent", choices=sorted(AGENTS), default="both",
-                        help="whose discovery to follow: codex (AGENTS.md chain), claude (CLAUDE.md, imports) or both")
+                        help="whose discovery to follow: one agent (codex: the AGENTS.md chain, claude: CLAUDE.md "
+                             "and imports, ...), both (codex and claude, the reference agent's default) or all")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{repo} ({tree.label}), task directory: {directory or '.'}")
     for chain in found:
         total = sum(f.bytes_loaded for f in chain.files)
-        print(f"\n{'Codex' if chain.agent == 'codex' else 'Claude Code'}: {len(chain.files)} file(s), {total} bytes")
+        print(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
         for f in chain.files:
             cut = f"  (cut: {f.bytes_loaded} of {f.size} bytes)" if f.truncated else ""
             print(f"  {f.path}  {f.size} B{cut}")

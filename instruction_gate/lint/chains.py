@@ -15,10 +15,11 @@ from typing import Iterable
 from instruction_gate import globs
 from instruction_gate.agents import discovery
 from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.loading import LOADERS, LoadSettings, names_of
 from instruction_gate.lint.tree import Tree
 
 #: File names an agent loads by itself, wherever they are.
-AGENT_FILE_NAMES = frozenset({*discovery.CODEX_NAMES, "CLAUDE.md", "CLAUDE.local.md"})
+AGENT_FILE_NAMES = names_of("all")
 #: Effectively no cap (1 GiB; also a read size): used to see a chain whole before a cap cuts it.
 _UNCAPPED = 1 << 30
 
@@ -27,7 +28,7 @@ _UNCAPPED = 1 << 30
 class Chain:
     """What one agent loads when started in one directory."""
 
-    agent: str  #: "codex" or "claude"
+    agent: str  #: a key of `agents.loading.LOADERS`
     directory: str  #: repository-relative, "" for the root
     files: tuple[LoadedFile, ...]  #: as loaded, root first; bytes_loaded < size when cut
     whole: tuple[LoadedFile, ...]  #: the same chain without any cap
@@ -68,7 +69,8 @@ def imports_closure(tree: Tree, paths: list[str]) -> dict[str, bytes]:
 
 def chains(tree: Tree, files: list[str], directories: Iterable[str],
            caps: dict[str, int]) -> list[Chain]:
-    """Codex and Claude chains for each directory, cut at `caps[agent]` when given."""
+    """Every known agent's chain for each directory, cut at `caps[agent]` when given (by the
+    agent's own budget rule where it has one, else the way Codex cuts)."""
     contents = imports_closure(tree, files)
     out: list[Chain] = []
     with tempfile.TemporaryDirectory(prefix="ig-lint-") as tmp:
@@ -78,11 +80,13 @@ def chains(tree: Tree, files: list[str], directories: Iterable[str],
             (root / path).write_bytes(data)
         for directory in sorted(set(directories)):
             (root / directory).mkdir(parents=True, exist_ok=True)
-            whole = tuple(discovery.codex_chain(root, directory, budget=_UNCAPPED))
-            cut = tuple(discovery.codex_chain(root, directory, budget=caps.get("codex", _UNCAPPED)))
-            out.append(Chain("codex", directory, cut, whole))
-            claude = tuple(discovery.claude_sources(root, directory))
-            out.append(Chain("claude", directory, _cap(claude, caps.get("claude")), claude))
+            for agent, loader in LOADERS.items():
+                whole = tuple(loader.at_start(root, directory, LoadSettings(codex_budget=_UNCAPPED)))
+                if loader.budgeted:
+                    cut = tuple(loader.at_start(root, directory, LoadSettings(codex_budget=caps.get(agent, _UNCAPPED))))
+                else:
+                    cut = _cap(whole, caps.get(agent))
+                out.append(Chain(agent, directory, cut, whole))
     return out
 
 

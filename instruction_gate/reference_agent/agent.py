@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from instruction_gate import __version__
-from instruction_gate.agents.discovery import claude_imports, claude_sources, codex_chain, result_fields
+from instruction_gate.agents.discovery import LoadedFile, claude_imports, result_fields
+from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of
 from instruction_gate.reference_agent.directives import Directive, parse
 from instruction_gate.reference_agent.executor import execute
 from instruction_gate.reference_agent.plan import Command, Plan, build_plan
@@ -31,8 +32,9 @@ class Options:
     seed: int = 0
     skip_probability: float = 0.0  #: chance to overlook each directive (0 = perfectly obedient)
     allow_any_command: bool = False  #: lift the program allowlist (trusted instructions only)
-    #: whose instruction files to load: `codex` (AGENTS.md chain), `claude` (CLAUDE.md and imports) or
-    #: `both`; one agent's view shows what an edit to only the other agent's files does not change
+    #: whose instruction files to load: one agent's (`codex`, `claude`, ... — `agents.loading.MODES`),
+    #: `both` (Codex and Claude Code) or `all`; one agent's view shows what an edit to only another
+    #: agent's files does not change
     discovery: str = "both"
 
 
@@ -72,24 +74,29 @@ class ReferenceAgent:
         return text
 
     def load_plan(self) -> tuple[Plan, list[str], dict[str, int]]:
-        discovery = self.options.discovery
-        codex = codex_chain(self.repo_root, self.cwd) if discovery in ("codex", "both") else []
-        claude = [f for f in claude_sources(self.repo_root, self.cwd) if f.path not in {c.path for c in codex}] \
-            if discovery in ("claude", "both") else []
+        loaded_files: dict[str, LoadedFile] = {}
         files = []
-        for loaded in [*codex, *claude]:
-            data = read_instruction_bytes(self.repo_root / loaded.path, loaded.bytes_loaded) or b""
-            self.usage.read(len(data))
-            files.append((loaded.path, decode_instruction(data)))
-            if loaded in claude:
-                # An import no file can answer (a NUL or control character in it) is skipped, as
-                # Claude Code would; the record keeps the fact as an event, never as a crash.
-                for ref in claude_imports(data.decode("utf-8", errors="replace")):
-                    if not is_path_text(ref):
-                        self.emit({"type": "instructions", "name": "import_skipped", "path": loaded.path,
-                                   "import": quote(ref), "reason": "not a loadable path (control character)"})
-        sources, sizes = result_fields([*codex, *claude])
+        for agent in agents_of(self.options.discovery):
+            loader = LOADERS[agent]
+            for loaded in loader.at_start(self.repo_root, self.cwd, LoadSettings()):
+                if loaded.path in loaded_files:
+                    continue  # one file, one text, whichever agents load it
+                loaded_files[loaded.path] = loaded
+                data = read_instruction_bytes(self.repo_root / loaded.path, loaded.bytes_loaded) or b""
+                self.usage.read(len(data))
+                files.append((loaded.path, decode_instruction(data)))
+                if loader.follows_imports:
+                    self._note_unloadable_imports(loaded.path, data)
+        sources, sizes = result_fields(loaded_files.values())
         return build_plan(files, self._read_document, self.skip), sources, sizes
+
+    def _note_unloadable_imports(self, path: str, data: bytes) -> None:
+        # An import no file can answer (a NUL or control character in it) is skipped, as
+        # Claude Code would; the record keeps the fact as an event, never as a crash.
+        for ref in claude_imports(data.decode("utf-8", errors="replace")):
+            if not is_path_text(ref):
+                self.emit({"type": "instructions", "name": "import_skipped", "path": path,
+                           "import": quote(ref), "reason": "not a loadable path (control character)"})
 
     # -- acting -----------------------------------------------------------------------
     def _tool(self, event: dict[str, Any], output_bytes: int) -> None:

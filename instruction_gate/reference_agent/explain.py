@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
+from instruction_gate.agents.loading import MODES, agents_of
 from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.tree import Tree
 from instruction_gate.reference_agent.command_policy import refusal
@@ -21,7 +22,7 @@ from instruction_gate.reference_agent.directives import Directive
 from instruction_gate.reference_agent.plan import Plan, build_plan
 
 #: The chains the reference agent's `discovery` option selects.
-AGENTS = {"codex": ("codex",), "claude": ("claude",), "both": ("codex", "claude")}
+AGENTS = {mode: agents_of(mode) for mode in MODES}
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,11 @@ import json
 import sys
 from typing import Any, Sequence
 
+from instruction_gate.agents.loading import MODES
 from instruction_gate.reference_agent.agent import Options, ReferenceAgent
 
 _TRUE = {"1", "true", "yes", "on"}
-DISCOVERY = ("both", "codex", "claude")
+DISCOVERY = ("both", *(m for m in MODES if m != "both"))
 
 
 def _parse_flags(argv: Sequence[str]) -> argparse.Namespace:
@@ -23,7 +24,8 @@ def _parse_flags(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--allow-any-command", action="store_true",
                         help="run programs outside the allowlist (only for trusted instructions)")
     parser.add_argument("--discovery", choices=DISCOVERY, default="both",
-                        help="load the instruction files of codex (AGENTS.md), claude (CLAUDE.md) or both")
+                        help="load the instruction files one agent would (codex: the AGENTS.md chain, claude: "
+                             "CLAUDE.md and imports, ...), both (codex and claude) or all")
     return parser.parse_args(argv)
 
 

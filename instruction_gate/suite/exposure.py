@@ -1,48 +1,46 @@
 """Per-task exposure: the instruction bytes a task's agent can load, per arm, from git objects.
 
 Nothing runs an agent. Each arm's instruction files are written into a private directory
-(`arm_files.py`), and the agents' own discovery rules (`agents/discovery.py`, shared with the
+(`arm_files.py`), and the agents' own discovery rules (`agents/loading.py`, shared with the
 adapters, the reference agent and the lint) say what reaches the agent started in its `cwd`:
 
-* eagerly: the Codex chain (cut at its byte budget) and Claude's start-up memory files with
-  their imports;
-* lazily: every instruction file below `cwd`, whole. Claude Code loads a subdirectory's
-  memory files when it reads a file there; Codex's system prompt tells the model to obey every
-  AGENTS.md whose directory holds a file it edits. Both are taken as reachable, conservatively.
+* eagerly: what each agent loads at start (the Codex chain cut at its byte budget, Claude's
+  memory files with their imports, ...);
+* lazily: what it may load once it touches files below `cwd`, whole. Claude Code loads a
+  subdirectory's memory files when it reads a file there; Codex's system prompt tells the
+  model to obey every AGENTS.md whose directory holds a file it edits. Every file below `cwd`
+  counts as touched, conservatively.
 """
 
 from __future__ import annotations
 
 import hashlib
-import posixpath
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from instruction_gate.agents import discovery
-
-#: Discovery modes: which agents' rules a task's exposure follows ("both": either may load it).
-MODES = ("codex", "claude", "both")
-#: A budget larger than any instruction file: lazily read files are read whole.
-_WHOLE = 1 << 30
-
+from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of, names_of
 
 @dataclass(frozen=True)
 class Discovery:
     """Which discovery rules the evaluated agent follows, and the options that shape them."""
 
-    mode: str = "both"  #: codex | claude | both
+    mode: str = "both"  #: an agent of `agents.loading.LOADERS`, `both` (Codex and Claude Code) or `all`
     codex_budget: int = discovery.CODEX_BUDGET_BYTES
     fallback_names: tuple[str, ...] = ()
 
     @property
     def agents(self) -> tuple[str, ...]:
-        return ("codex", "claude") if self.mode == "both" else (self.mode,)
+        return agents_of(self.mode)
+
+    @property
+    def settings(self) -> LoadSettings:
+        return LoadSettings(self.codex_budget, self.fallback_names)
 
     @property
     def names(self) -> frozenset[str]:
         """Base names an agent of this mode picks up by itself in any directory."""
-        return frozenset({*discovery.CODEX_NAMES, *self.fallback_names,
-                          *(PurePosixPath(n).name for n in discovery.CLAUDE_NAMES)})
+        return names_of(self.mode, self.settings)
 
 
 @dataclass(frozen=True)
@@ -70,30 +68,14 @@ def reachable(root: Path, cwd: str, rules: Discovery) -> Exposure:
         here.mkdir(parents=True)  # a cwd without instruction files: the chain above it still counts
     eager: dict[str, int] = {}  # path -> most bytes any of the agents loads at start
     lazy: set[str] = set()
+    below = [p.relative_to(root).as_posix() for p in here.rglob("*")
+             if (p.is_file() or p.is_symlink()) and ".git" not in p.relative_to(root).parts]
     for agent in rules.agents:
-        if agent == "codex":
-            for f in discovery.codex_chain(root, cwd or ".", rules.codex_budget, rules.fallback_names):
-                eager[f.path] = max(eager.get(f.path, 0), f.bytes_loaded)
-            for directory in _subdirectories(here):
-                lazy.update(f.path for f in discovery.codex_chain(root, directory, _WHOLE, rules.fallback_names)
-                            if _below(f.path, cwd))
-        else:
-            for f in discovery.claude_sources(root, cwd or "."):
-                eager[f.path] = max(eager.get(f.path, 0), f.bytes_loaded)
-            below = [p.relative_to(root).as_posix() for p in here.rglob("*") if p.is_file() or p.is_symlink()]
-            # Files loaded at start come back here too (whole); harmless, both arms are read alike.
-            lazy.update(f.path for f in discovery.claude_sources(root, cwd or ".", below) if f.path not in eager
-                        or _below(f.path, cwd) or eager[f.path] < f.size)
+        loader = LOADERS[agent]
+        for f in loader.at_start(root, cwd, rules.settings):
+            eager[f.path] = max(eager.get(f.path, 0), f.bytes_loaded)
+        # Files loaded at start may come back here too (whole); harmless, both arms are read alike.
+        lazy.update(f.path for f in loader.on_touch(root, cwd, below, rules.settings))
     return {p: Reach(_digest(root / p, eager[p]) if p in eager else None, _digest(root / p) if p in lazy else None,
                      eager.get(p, 0)) for p in sorted({*eager, *lazy})}
-
-
-def _subdirectories(here: Path) -> list[Path]:
-    return sorted(p for p in here.rglob("*") if p.is_dir() and ".git" not in p.parts)
-
-
-def _below(path: str, cwd: str) -> bool:
-    directory = posixpath.dirname(path)
-    return directory != cwd and (cwd == "" or directory.startswith(cwd + "/"))
-
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Iterable
 
+from instruction_gate.agents import loading
 from instruction_gate.errors import ConfigError
 from instruction_gate.suite import arm_files, exposure
 from instruction_gate.suite.exposure import Discovery
@@ -62,21 +63,30 @@ def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]
     """The discovery an adapter follows: the policy's choice, else what the adapter declares.
 
     The reference agent declares it with its `discovery` option (or `--discovery` flag); the
-    Codex and Claude adapters by their program name (`adapters/codex`, `adapters/claude`).
-    Anything else (a broker, a custom adapter) gets `both`: either agent's files count, the
-    conservative choice.
+    agent adapters by their program name (`adapters/codex`, `adapters/claude`, ...) and the
+    broker by the agent it wraps (`wrap`). Anything else (a custom adapter) gets `all`: any
+    agent's files count, the conservative choice.
     """
     mode = setting
     if mode == "auto":
-        program = PurePosixPath(adapter_argv[0]).name if adapter_argv else ""
+        program = _adapter_name(adapter_argv)
         flag = adapter_argv.index("--discovery") if "--discovery" in adapter_argv[:-1] else None
         declared = options.get("discovery") or (adapter_argv[flag + 1] if flag is not None else None)
-        mode = declared if declared in exposure.MODES else program if program in ("codex", "claude") else "both"
+        wrapped = options.get("wrap") if program == "broker" else None
+        implied = {"reference": "both"}.get(program, program)  # the reference agent's default
+        mode = next((m for m in (declared, wrapped, implied) if m in loading.MODES), "all")
     budget = options.get("doc_budget_bytes", "")
     if budget and not budget.isdigit():
         raise ConfigError(f"adapter option doc_budget_bytes: expected a byte count, got {budget!r}")
     fallback = tuple(n.strip() for n in options.get("fallback_names", "").split(",") if n.strip())
     return Discovery(mode, int(budget) if budget else exposure.discovery.CODEX_BUDGET_BYTES, fallback)
+
+
+def _adapter_name(argv: list[str]) -> str:
+    """`codex` for `adapters/codex`, also behind an interpreter (`python3 …/adapters/codex`)."""
+    paths = [PurePosixPath(a) for a in argv[:2]]
+    named = [p.name for p in paths if p.parent.name == "adapters"]
+    return named[0] if named else (paths[0].name if paths else "")
 
 
 def _differences(base: exposure.Exposure, candidate: exposure.Exposure) -> list[str]:

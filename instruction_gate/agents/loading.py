@@ -1,0 +1,118 @@
+"""Each agent's instruction-loading rules behind one interface.
+
+Everything that reasons about what reaches an agent without running it — the reference
+agent, `explain`, the lint and impact analysis — asks this registry, so an agent added here
+is known to all of them at once. The rules themselves live in `discovery*.py`, shared with
+the adapters that report them from real runs.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from instruction_gate.agents import discovery
+from instruction_gate.agents.discovery import LoadedFile
+
+
+@dataclass(frozen=True)
+class LoadSettings:
+    """Adapter options that change what an agent loads."""
+
+    codex_budget: int = discovery.CODEX_BUDGET_BYTES  #: Codex's `project_doc_max_bytes`
+    fallback_names: tuple[str, ...] = ()  #: Codex's `project_doc_fallback_filenames`
+
+
+@dataclass(frozen=True)
+class Loader:
+    """How one agent finds its instruction files in a checked-out tree."""
+
+    agent: str
+    label: str  #: the product's name, for people
+    #: Base names the agent loads by itself in any directory it considers.
+    names: Callable[[LoadSettings], frozenset[str]]
+    #: The files loaded at start in `cwd`, in the order the agent sends them, cut where it cuts.
+    at_start: Callable[[Path, str, LoadSettings], list[LoadedFile]]
+    #: Files the agent may load later, whole, once it touches files below `cwd` (`touched`:
+    #: repository-relative paths). Never the start-up files unless they come back whole.
+    on_touch: Callable[[Path, str, list[str], LoadSettings], list[LoadedFile]]
+    #: The start-up chain is cut by a byte budget the agent enforces itself.
+    budgeted: bool = False
+    #: Loaded files' `@path` imports are followed.
+    follows_imports: bool = False
+
+
+_WHOLE = 1 << 30
+
+
+def _below(path: str, cwd: str) -> bool:
+    directory = os.path.dirname(path)
+    return directory != cwd and (cwd == "" or directory.startswith(cwd + "/"))
+
+
+def _cwd(cwd: str) -> str:
+    return "" if cwd in (".", "") else cwd.strip("/")
+
+
+def _codex_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
+    # Codex's system prompt tells the model to obey every AGENTS.md whose directory holds a
+    # file it edits: each touched file's chain, whole, counts where it lies below `cwd`.
+    here = _cwd(cwd)
+    found: dict[str, LoadedFile] = {}
+    for directory in sorted({os.path.dirname(p) for p in touched if _below(p, here)}):
+        for f in discovery.codex_chain(root, directory or ".", _WHOLE, settings.fallback_names):
+            if _below(f.path, here):
+                found.setdefault(f.path, f)
+    return list(found.values())
+
+
+def _claude_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
+    at_start = {f.path for f in discovery.claude_sources(root, cwd or ".")}
+    here = _cwd(cwd)
+    return [f for f in discovery.claude_sources(root, cwd or ".", touched)
+            if f.path not in at_start or _below(f.path, here)]
+
+
+LOADERS: dict[str, Loader] = {
+    "codex": Loader(
+        "codex", "Codex",
+        names=lambda s: frozenset({*discovery.CODEX_NAMES, *s.fallback_names}),
+        at_start=lambda root, cwd, s: discovery.codex_chain(root, cwd or ".", s.codex_budget, s.fallback_names),
+        on_touch=_codex_touch, budgeted=True),
+    "claude": Loader(
+        "claude", "Claude Code",
+        names=lambda s: frozenset(Path(n).name for n in discovery.CLAUDE_NAMES),
+        at_start=lambda root, cwd, s: discovery.claude_sources(root, cwd or "."),
+        on_touch=_claude_touch, follows_imports=True),
+}
+
+#: Discovery modes: one agent's rules, `both` (Codex and Claude Code, the default of the
+#: reference agent since the first release) or `all` (any agent's file counts).
+GROUPS: dict[str, tuple[str, ...]] = {"both": ("codex", "claude"), "all": tuple(LOADERS)}
+MODES: tuple[str, ...] = (*LOADERS, *GROUPS)
+
+
+def agents_of(mode: str) -> tuple[str, ...]:
+    """The agents whose rules a discovery mode follows."""
+    if mode in GROUPS:
+        return GROUPS[mode]
+    if mode in LOADERS:
+        return (mode,)
+    raise ValueError(f"unknown discovery mode {mode!r}; known: {', '.join(MODES)}")
+
+
+def names_of(mode: str, settings: LoadSettings = LoadSettings()) -> frozenset[str]:
+    """Base names any agent of `mode` picks up by itself."""
+    return frozenset().union(*(LOADERS[a].names(settings) for a in agents_of(mode)))
+
+
+def start_files(root: Path, cwd: str, mode: str, settings: LoadSettings = LoadSettings()) -> list[LoadedFile]:
+    """The start-up files of every agent of `mode`, each path once (first agent's account wins)."""
+    seen: dict[str, LoadedFile] = {}
+    for agent in agents_of(mode):
+        for f in LOADERS[agent].at_start(root, cwd, settings):
+            seen.setdefault(f.path, f)
+    return list(seen.values())
+
