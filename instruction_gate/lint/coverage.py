@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from instruction_gate.agents.loading import LOADERS
 from instruction_gate.suite.exposure import Discovery, reachable
 
-AGENTS = ("codex", "claude")
 _HEADING = re.compile(rb"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -26,7 +26,7 @@ _HEADING = re.compile(rb"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 class Gap:
     """Instruction text no task can reach for one agent."""
 
-    agent: str
+    agent: str  #: the agents it is a gap for, comma-separated ("codex, opencode")
     path: str
     section: str | None  #: heading of an unreachable section; None: the whole file
     why: str
@@ -37,7 +37,8 @@ def _sections_past(data: bytes, cut: int) -> list[str]:
 
 
 def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | None = None) -> list[Gap]:
-    """Per agent, what of `files` (path -> bytes, the revision's instruction files) no task in `cwds` reaches."""
+    """Per agent, what of `files` (path -> bytes, the revision's instruction files) no task in `cwds`
+    reaches; one gap for every agent that shares it (an AGENTS.md several agents load is one row)."""
     cwds = sorted({"" if c in (".", "") else c.strip("/") for c in cwds})
     found: list[Gap] = []
     with tempfile.TemporaryDirectory(prefix="ig-coverage-") as tmp:
@@ -46,7 +47,7 @@ def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | No
         for path, data in files.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
-        for agent in AGENTS:
+        for agent in LOADERS:
             budget = (caps or {}).get(agent, Discovery().codex_budget)
             rules = Discovery(agent, codex_budget=budget)
             loadable = reachable(root, "", rules)  # the root's subtree is the whole repository
@@ -62,7 +63,10 @@ def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | No
                 size = len(files.get(path, b""))
                 for heading in _sections_past(files.get(path, b""), cut) if cut < size else []:
                     found.append(Gap(agent, path, heading, f"past the {cut}-byte cut every task receives"))
-    return found
+    merged: dict[tuple[str, str | None, str], list[str]] = {}
+    for gap in found:
+        merged.setdefault((gap.path, gap.section, gap.why), []).append(gap.agent)
+    return [Gap(", ".join(agents), path, section, why) for (path, section, why), agents in merged.items()]
 
 
 def markdown(found: list[Gap], tasks: int) -> list[str]:

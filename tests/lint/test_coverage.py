@@ -21,6 +21,13 @@ def test_files_no_cwd_reaches_are_gaps_for_the_agents_that_load_them():
     assert gaps(files, ["."]) == []  # everything is below the root
 
 
+def test_a_file_several_agents_load_is_one_gap_naming_them_all():
+    # pkg/b/CLAUDE.md imports the AGENTS.md beside it: Codex and Claude Code both load that file.
+    files = {"pkg/a/AGENTS.md": b"a\n", "pkg/b/AGENTS.md": b"b\n", "pkg/b/CLAUDE.md": b"@AGENTS.md\n"}
+    found = [(g.agent, g.path) for g in gaps(files, ["pkg/a"]) if g.path == "pkg/b/AGENTS.md"]
+    assert found == [("codex, claude", "pkg/b/AGENTS.md")]
+
+
 def test_sections_past_the_codex_cut_are_gaps_when_no_task_sees_the_file_whole():
     found = gaps({"AGENTS.md": LONG}, ["."])
     assert [(g.agent, g.section) for g in found] == [("codex", "Release steps")]
