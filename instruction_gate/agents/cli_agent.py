@@ -125,6 +125,8 @@ class CliAgent(Protocol):
         """The CLI's environment: `agent_env` plus the agent's own settings (retry budget,
         request timeout) sized to the adapter's deadline `timeout` (seconds, or None)."""
 
+    # Optional: `refuse_turn(request) -> Failure | None`, checked before each turn starts.
+
 
 def resolve_binary(binary: str, agent_env: dict[str, str]) -> str | None:
     """Absolute path of the CLI: a path as given, else the agent's PATH, then the adapter's."""
@@ -164,6 +166,11 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         parser.begin_turn(index)
         if index > 0 and not parser.session_id:
             failure = Failure("agent_error", "no session id to continue")
+            break
+        # Optional: an agent may refuse to start its CLI in the workspace as it now stands.
+        refusal = getattr(agent, "refuse_turn", None)
+        failure = refusal(request) if refusal else None
+        if failure is not None:
             break
         remaining = None if deadline is None else max(0.1, deadline - time.monotonic())
         result = proc.run(agent.turn_argv(binary, index, prompt, parser.session_id),  # type: ignore[arg-type]
