@@ -35,6 +35,8 @@ _EDIT_TOOLS = {"replace": "modify", "write_file": None}
 _PATH_KEYS = ("file_path", "dir_path", "path", "absolute_path")
 _HTTP_CODE = re.compile(r'"code"\s*:\s*(\d{3})\b')
 _RETRY = re.compile(r"Attempt \d+ failed with status (\d{3})")
+#: The CLI's exit code when it cannot authenticate before any request.
+FATAL_AUTHENTICATION_ERROR = 41
 _SESSION_LOST = re.compile(r"Error resuming session|Invalid session identifier")
 #: The provider's answer could not be read: a stream without a finish reason, a body that is
 #: not JSON, or an API error without an HTTP status (the connection failed).
@@ -176,6 +178,8 @@ class GeminiStream(StreamParser):
             text = result.stderr or "no result event"
             if _SESSION_LOST.search(text):
                 return Failure("session_lost", text[-300:])
+            if result.exit_code == FATAL_AUTHENTICATION_ERROR:  # no key, or an auth type refused
+                return Failure("auth_failed", text[-300:])
             if self.retry_status is not None:
                 return Failure(reason_for_http_status(self.retry_status) or "provider_error",
                                f"ended while retrying (status {self.retry_status})")

@@ -12,7 +12,7 @@ from instruction_gate.agents.discovery_gemini import GLOBAL_PREFIX
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
 
-FAST_FAIL = {"max_retries": "0", "stall_seconds": "1"}
+FAST_FAIL = {"max_retries": "0", "stall_seconds": "0.5"}
 SLOW = "sleep 60"
 
 
@@ -98,7 +98,7 @@ def test_retries_past_the_deadline_are_still_infrastructure(gemini_bin, repo, tm
 @pytest.mark.parametrize("kind", ["garbage", "truncate", "hang_headers", "hang_body"])
 def test_broken_or_hung_streams_are_infrastructure(gemini_bin, repo, tmp_path, kind):
     run = run_live("gemini", gemini_bin, repo.path, [Step(kind, times=0)], tmp_path, options=FAST_FAIL,
-                   timeout=7, hang_seconds=30)
+                   timeout=5, hang_seconds=30)
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("infrastructure", "provider_error"), \
         (run.result, run.stderr)
 
