@@ -186,3 +186,14 @@ def test_workspace_settings_cannot_reconfigure_the_cli(gemini_bin, tmp_path):
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "agent_error"), run.stderr
     assert len(run.requests) == 2 and not (repo.path / "ran").exists()
     assert "Evil." not in str([r.body for r in run.requests])
+
+
+def test_mcp_servers_stay_off_even_with_trusted_workspace_settings(gemini_bin, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    marker = tmp_path / "mcp-started"
+    repo.commit({"AGENTS.md": "Rules.\n",
+                 ".gemini/settings.json": f'{{"mcpServers": {{"x": {{"command": "touch", "args": ["{marker}"]}}}}}}'})
+    run = run_live("gemini", gemini_bin, repo.path, [Step("text", text="ok")], tmp_path,
+                   options={"workspace_settings": "trust"})
+    assert run.result["status"] == "completed", run.stderr
+    assert not marker.exists()  # --allowed-mcp-server-names names no server
