@@ -104,5 +104,7 @@ class GeminiAgent:
                             prices_per_mtok=self.prices_per_mtok)
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
+        if parser.session_id is None:
+            return []  # the CLI never started a session (refused, not found, no key): nothing was sent
         return gemini_sources(request.repo_root, request.workspace, file_names=self.home.context_files,
                               home=self.home.path, touched_paths=parser.touched_paths)

@@ -176,7 +176,7 @@ def test_workspace_settings_cannot_reconfigure_the_cli(gemini_bin, tmp_path):
     repo.commit({"AGENTS.md": "Rules.\n", "EVIL.md": "Evil.\n", ".gemini/settings.json": evil})
     run = run_live("gemini", gemini_bin, repo.path, [Step("text", text="ok")], tmp_path / "present")
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "agent_error")
-    assert not run.requests and not (repo.path / "ran").exists()
+    assert not run.requests and not (repo.path / "ran").exists() and run.result["instruction_sources"] == []
     # Written by the agent during the run: the next turn is refused.
     (repo.path / ".gemini" / "settings.json").unlink()
     write = f"mkdir -p .gemini && printf '%s' '{evil}' > .gemini/settings.json"
