@@ -96,6 +96,20 @@ class StreamParser:
                 return normal.relative_to(root).as_posix()
         return text
 
+    def tool_command(self, name: str, args: dict[str, Any], shell_tool: str,
+                     path_keys: tuple[str, ...]) -> tuple[str, str | None]:
+        """(command text, path) of one tool call: the shell tool's command line as given,
+        else `name target` (the path it names, repository-relative, or its pattern, URL or
+        query). A named path counts as touched."""
+        path = next((args[k] for k in path_keys if isinstance(args.get(k), str)), None)
+        if path is not None:
+            self.touch(path)
+        if name == shell_tool and isinstance(args.get("command"), str):
+            return args["command"], path
+        target = self.relpath(path) if path is not None else next(
+            (str(args[k]) for k in ("pattern", "url", "query") if k in args), "")
+        return f"{name} {target}".strip(), path
+
     def touch(self, path: Any) -> None:
         rel = self.relpath(path)
         if rel not in self.touched_paths:

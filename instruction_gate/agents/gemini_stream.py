@@ -105,14 +105,7 @@ class GeminiStream(StreamParser):
         tool_id = str(obj.get("tool_id") or f"anonymous-{self.tool_calls}")
         name = str(obj.get("tool_name") or "?")
         args = obj.get("parameters") if isinstance(obj.get("parameters"), dict) else {}
-        path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
-        if path is not None:
-            self.touch(path)
-        if name == "run_shell_command" and isinstance(args.get("command"), str):
-            command = args["command"]
-        else:
-            target = self.relpath(path) if path is not None else str(args.get("pattern") or args.get("url") or "")
-            command = f"{name} {target}".strip()
+        command, path = self.tool_command(name, args, "run_shell_command", _PATH_KEYS)
         self.tool_calls += 1
         event = {"type": "tool", "tool": name, "command": command, "turn": self.turn, "id": tool_id}
         self._open[tool_id] = event
