@@ -1,5 +1,5 @@
-"""Gemini CLI pieces that need no binary: discovery edge cases, the session record's exit
-codes, and the workspace files the adapter refuses to run next to."""
+"""Gemini CLI pieces that need no binary: recorded stream-json transcripts, discovery edge
+cases, the session record's exit codes, and the workspace files the adapter refuses."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
+from agent_helpers import TRANSCRIPTS, exited, parse
 
 from instruction_gate.agents.discovery_gemini import gemini_imports, gemini_sources
 from instruction_gate.agents.gemini_home import workspace_hazards
 from instruction_gate.agents.gemini_session import shell_exit_code
+from instruction_gate.agents.gemini_stream import GeminiStream
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -86,3 +88,57 @@ def test_workspace_files_that_would_reconfigure_the_cli(tmp_path):
     write(tmp_path, "pkg/sub/.gemini/settings.json", "{}")  # below the cwd: the CLI never reads it
     assert workspace_hazards(tmp_path, tmp_path / "pkg") == ["pkg/.gemini/settings.json", ".gemini/.env"]
     assert workspace_hazards(tmp_path, tmp_path / "pkg" / "sub") == ["pkg/sub/.gemini/settings.json", ".gemini/.env"]
+
+
+def _recorded_run(repo: Path, home: Path, name: str, **exit) -> tuple[list[dict], object, GeminiStream]:
+    """A transcript recorded from Gemini CLI 0.61.0, with its session record where there is one."""
+    session = TRANSCRIPTS / name.replace(".jsonl", "_session.jsonl")
+    if session.is_file():
+        target = home / ".gemini" / "tmp" / "repo" / "chats" / "session-2026-12-01T11-16-db8d387a.jsonl"
+        target.parent.mkdir(parents=True)
+        target.write_text(session.read_text().replace("/REPO", str(repo)))
+    parser = GeminiStream(repo, home)
+    events, failure = parse(parser, name, repo, **exit)
+    return events, failure, parser
+
+
+def test_recorded_run_events_exit_codes_and_usage(repo, tmp_path):
+    events, failure, parser = _recorded_run(repo, tmp_path / "home", "gemini_full.jsonl")
+    assert failure is None and parser.session_id == "db8d387a-e5dd-4158-a0e4-f5fa2edf36f8"
+    assert [(e["command"], e.get("exit_code")) for e in events if e["type"] == "tool"] == [
+        ("read_file calc.py", 0), ("python -m pytest -q; exit 3", 3), ("replace calc.py", 0),
+        ("replace calc.py", 1), ("write_file tests/test_calc.py", 0)]
+    # The failed replace changed nothing.
+    assert [(e["path"], e.get("change")) for e in events if e["type"] == "file_change"] == [
+        ("calc.py", "modify"), ("tests/test_calc.py", None)]
+    assert parser.final_message == "Fixed the bug." and parser.tool_calls == 5
+    assert (parser.usage.input_tokens, parser.usage.output_tokens, parser.usage.cached_input_tokens) == (900, 64, 100)
+    assert parser.touched_paths == ["calc.py", "tests/test_calc.py"]
+
+
+def test_without_the_session_record_shell_exit_codes_stay_unknown(repo, tmp_path):
+    parser = GeminiStream(repo, tmp_path / "empty-home")
+    events, failure = parse(parser, "gemini_full.jsonl", repo)
+    shell = [e for e in events if e.get("tool") == "run_shell_command"]
+    assert failure is None and len(shell) == 1 and "exit_code" not in shell[0]
+
+
+@pytest.mark.parametrize("name, code, reason", [
+    ("gemini_truncated.jsonl", 0, "provider_error"),  # exits 0 after "ended without a finish reason"
+    ("gemini_rate_limited.jsonl", 173, "rate_limited"),
+    ("gemini_context_overflow.jsonl", 144, "agent_error"),
+    ("gemini_max_turns.jsonl", 53, "max_turns"),
+])
+def test_recorded_failures(repo, tmp_path, name, code, reason):
+    _, failure, _ = _recorded_run(repo, tmp_path / "home", name, code=code)
+    assert failure is not None and failure.reason == reason
+
+
+@pytest.mark.parametrize("stderr, code, reason", [
+    ('Error resuming session: Invalid session identifier "x".', 42, "session_lost"),
+    ("When using Gemini API, you must specify the GEMINI_API_KEY environment variable.", 41, "auth_failed"),
+    ("Attempt 1 failed with status 503. Retrying with backoff...", 1, "provider_error"),
+])
+def test_failures_before_any_result(repo, tmp_path, stderr, code, reason):
+    parser = GeminiStream(repo, tmp_path)
+    assert parser.end_process(exited(code, stderr))[1].reason == reason
