@@ -139,7 +139,8 @@ class CliAgent(Protocol):
         """The CLI's environment: `agent_env` plus the agent's own settings (retry budget,
         request timeout) sized to the adapter's deadline `timeout` (seconds, or None)."""
 
-    # Optional: `refuse_turn(request) -> Failure | None`, checked before each turn starts.
+    # Optional: `refuse_turn(request) -> Failure | None`, checked before each turn starts, and
+    # `installed_version(binary) -> str | None`, which spares the `--version` probe.
 
 
 def resolve_binary(binary: str, agent_env: dict[str, str]) -> str | None:
@@ -170,7 +171,9 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
     """Run every turn, stream events to `writer`, emit and return the result event."""
     parser = agent.new_parser(request)
     binary = resolve_binary(agent.binary, request.agent_env)
-    version = probe_version(binary, request) if binary else None
+    # Optional: an agent that can read its version from the installed package skips the probe.
+    installed = getattr(agent, "installed_version", None)
+    version = ((installed(binary) if installed else None) or probe_version(binary, request)) if binary else None
     failure: Failure | None = None if binary else Failure("cli_not_found", f"{agent.binary!r} not on PATH")
     timeout = agent_timeout(request, timeout_override)
     deadline = None if timeout is None else time.monotonic() + timeout

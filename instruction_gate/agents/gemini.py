@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from instruction_gate.agents.cli_agent import StreamParser
 from instruction_gate.agents.discovery import LoadedFile
@@ -14,6 +17,7 @@ from instruction_gate.agents.gemini_home import GeminiHome, workspace_hazards
 from instruction_gate.agents.gemini_stream import GeminiStream
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
+from instruction_gate.untrusted import read_instruction_bytes
 
 #: The CLI's own default (10 attempts with backoff from 5 s) outlasts most task deadlines.
 DEFAULT_RETRIES = 2
@@ -67,6 +71,19 @@ class GeminiAgent:
                    sandbox=bool(options.flag("sandbox", False)), trust_workspace_settings=trust,
                    stall_seconds=options.number("stall_seconds"), prices_per_mtok=options.prices("price_per_mtok"),
                    extra_args=options.words("extra_args"))
+
+    def installed_version(self, binary: str) -> str | None:
+        """The npm package's version when `binary` is its `bundle/gemini.js` (a start of node
+        costs about a second; `--version` prints the same)."""
+        bundle = Path(os.path.realpath(binary)).parent
+        data = read_instruction_bytes(bundle.parent / "package.json", 64 * 1024) if bundle.name == "bundle" else None
+        try:
+            package = json.loads(data or b"null")
+        except json.JSONDecodeError:
+            return None
+        if isinstance(package, dict) and package.get("name") == "@google/gemini-cli":
+            return str(package.get("version")) if package.get("version") else None
+        return None
 
     def process_env(self, agent_env: dict[str, str], timeout: float | None) -> dict[str, str]:
         return self.home.env(agent_env)
