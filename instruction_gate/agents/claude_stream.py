@@ -146,6 +146,8 @@ class ClaudeStream(StreamParser):
         name = str(block.get("name") or "?")
         args = block.get("input") if isinstance(block.get("input"), dict) else {}
         command, path = self.tool_command(name, args, "Bash", _PATH_KEYS)
+        if path is not None:
+            self.touch(path)
         self._pending[tool_id] = {"type": "tool", "tool": name, "command": command, "turn": self.turn}
         if name in _EDIT_TOOLS and path is not None:
             edit = {"type": "file_change", "path": self.relpath(path), "turn": self.turn}

@@ -100,10 +100,8 @@ class StreamParser:
                      path_keys: tuple[str, ...]) -> tuple[str, str | None]:
         """(command text, path) of one tool call: the shell tool's command line as given,
         else `name target` (the path it names, repository-relative, or its pattern, URL or
-        query). A named path counts as touched."""
+        query)."""
         path = next((args[k] for k in path_keys if isinstance(args.get(k), str)), None)
-        if path is not None:
-            self.touch(path)
         if name == shell_tool and isinstance(args.get("command"), str):
             return args["command"], path
         target = self.relpath(path) if path is not None else next(

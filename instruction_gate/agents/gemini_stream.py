@@ -33,6 +33,8 @@ from instruction_gate.proc import ProcResult
 
 _EDIT_TOOLS = {"replace": "modify", "write_file": None}
 _PATH_KEYS = ("file_path", "dir_path", "path", "absolute_path")
+#: Tools after which Gemini CLI loads context files from the path's directory up ("just in time").
+_JIT_TOOLS = ("read_file", "list_directory", "replace", "write_file")
 _HTTP_CODE = re.compile(r'"code"\s*:\s*(\d{3})\b')
 _RETRY = re.compile(r"Attempt \d+ failed with status (\d{3})")
 #: The CLI's exit code when it cannot authenticate before any request.
@@ -106,6 +108,8 @@ class GeminiStream(StreamParser):
         name = str(obj.get("tool_name") or "?")
         args = obj.get("parameters") if isinstance(obj.get("parameters"), dict) else {}
         command, path = self.tool_command(name, args, "run_shell_command", _PATH_KEYS)
+        if path is not None and name in _JIT_TOOLS:
+            self.touch(path)  # the tools after which the CLI looks for context files there
         self.tool_calls += 1
         event = {"type": "tool", "tool": name, "command": command, "turn": self.turn, "id": tool_id}
         self._open[tool_id] = event

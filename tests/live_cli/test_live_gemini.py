@@ -150,7 +150,11 @@ def test_discovery_matches_what_gemini_sends(gemini_bin, tmp_path):
     read_deep = Step("tool", name="read_file", args={"file_path": str(repo.path / "sub" / "deep" / "y.py")})
     runs = {}
     for cwd, names in (("", "AGENTS.md,GEMINI.md"), ("Api", "AGENTS.md,GEMINI.md"), ("sub", "GEMINI.md")):
-        run = run_live("gemini", gemini_bin, repo.path, [read_deep, Step("text", text="ok")],
+        # Searching or running a command in Api/ loads nothing just in time; reading in sub/deep/ does.
+        api = str(repo.path / "Api")
+        looks = [Step("tool", name="grep_search", args={"pattern": "x", "dir_path": api}),
+                 Step("tool", name="run_shell_command", args={"command": "true", "dir_path": api})]
+        run = run_live("gemini", gemini_bin, repo.path, [*looks, read_deep, Step("text", text="ok")],
                        tmp_path / (cwd or "root"), cwd=cwd, options={"context_files": names})
         assert run.result["status"] == "completed", run.stderr
         runs[cwd] = run.result["instruction_sources"]
