@@ -74,7 +74,11 @@ class GeminiHome:
     def env(self, agent_env: dict[str, str]) -> dict[str, str]:
         """`agent_env` plus variables that pin what a workspace `.env` could otherwise set."""
         missing = str(self.path / "no-system-settings.json")
-        return {**agent_env, "GEMINI_CLI_HOME": str(self.path), "GEMINI_CLI_TRUST_WORKSPACE": "true",
+        # The CLI dumps whole conversations to $TMPDIR/gemini-client-error-*.json on API errors:
+        # keep them in this home, which goes when the run ends.
+        (self.path / "tmp").mkdir(exist_ok=True)
+        return {**agent_env, "TMPDIR": str(self.path / "tmp"), "GEMINI_CLI_HOME": str(self.path),
+                "GEMINI_CLI_TRUST_WORKSPACE": "true",
                 "GEMINI_CLI_SYSTEM_SETTINGS_PATH": missing, "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": missing,
                 "GEMINI_SYSTEM_MD": "false", "GEMINI_WRITE_SYSTEM_MD": "false",
                 "GEMINI_TELEMETRY_ENABLED": "false", "NO_COLOR": "1"}

@@ -82,9 +82,13 @@ def test_resume_counts_each_process_once(gemini_bin, repo, tmp_path):
 @pytest.mark.parametrize("status, reason", [(429, "rate_limited"), (500, "provider_error"),
                                             (401, "auth_failed")])
 def test_provider_errors_are_infrastructure(gemini_bin, repo, tmp_path, status, reason):
+    agent_tmp = tmp_path / "agent-tmp"
+    agent_tmp.mkdir()
     run = run_live("gemini", gemini_bin, repo.path, [Step("status", status=status, times=0)], tmp_path,
-                   options=FAST_FAIL)
+                   options=FAST_FAIL, env_extra={"TMPDIR": str(agent_tmp)})
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("infrastructure", reason), run.stderr
+    # The CLI's error dump (the whole conversation) stayed in the adapter's private home.
+    assert list(agent_tmp.iterdir()) == []
 
 
 def test_retries_past_the_deadline_are_still_infrastructure(gemini_bin, repo, tmp_path):
