@@ -51,10 +51,15 @@ PROVIDERS = {
                        ("OPENAI_BASE_URL", "OPENAI_API_KEY")),
     "anthropic": Provider("https://api.anthropic.com", "x-api-key", "{token}", "",
                           ("ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY")),
+    "gemini": Provider("https://generativelanguage.googleapis.com", "x-goog-api-key", "{token}", "",
+                       ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY")),
 }
+#: The provider family an adapter shipped here talks to (others: openai).
+DEFAULT_PROVIDER = {"claude": "anthropic", "gemini": "gemini"}
 OPTIONS = (
-    OptionSpec("wrap", "adapter to wrap: codex (default), claude, replay, or any command line"),
-    OptionSpec("provider", "openai or anthropic (default: anthropic for claude, else openai)"),
+    OptionSpec("wrap", "adapter to wrap: codex (default), claude, gemini, replay, or any command line"),
+    OptionSpec("provider", "openai, anthropic or gemini (default: anthropic for claude, gemini for gemini, "
+                           "else openai)"),
     OptionSpec("upstream_url", f"provider base URL (default: ${UPSTREAM_VAR}, else the provider's)"),
 )
 #: Upstream statuses that mean the provider, not the agent, ended the run.
@@ -133,7 +138,7 @@ def main(argv: list[str]) -> int:
         request = AdapterRequest.parse(sys.stdin.read())
         options = merged_options(request.options, flags, OPTIONS, "broker")
         wrap = options.text("wrap", "codex")
-        provider = PROVIDERS[options.choice("provider", PROVIDERS, "anthropic" if wrap == "claude" else "openai")]
+        provider = PROVIDERS[options.choice("provider", PROVIDERS, DEFAULT_PROVIDER.get(wrap, "openai"))]
         upstream = options.text("upstream_url") or os.environ.get(UPSTREAM_VAR) or provider.default_upstream
     except ConfigError as exc:
         print(f"broker: {exc}", file=sys.stderr)

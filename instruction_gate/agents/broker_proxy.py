@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te",
               "trailer", "transfer-encoding", "upgrade", "host", "content-length"}
 #: Credential headers the agent might send (with the placeholder); always replaced.
-AUTH_HEADERS = {"authorization", "x-api-key", "api-key"}
+AUTH_HEADERS = {"authorization", "x-api-key", "api-key", "x-goog-api-key"}
 REDACTED = b"[REDACTED]"
 UPSTREAM_TIMEOUT_SECONDS = 600.0
 
@@ -41,6 +41,15 @@ class StreamScrubber:
     def finish(self) -> bytes:
         out, self.pending = self.pending.replace(self.secret, REDACTED), b""
         return out
+
+
+def _without_key_param(path: str) -> str:
+    """The path without a `key=` query parameter (the Gemini API's other way to pass a key)."""
+    base, sep, query = path.partition("?")
+    if not sep:
+        return path
+    kept = [part for part in query.split("&") if part.split("=", 1)[0] != "key"]
+    return base + ("?" + "&".join(kept) if kept else "")
 
 
 class CredentialProxy:
@@ -111,7 +120,7 @@ class _ForwardingHandler(BaseHTTPRequestHandler):
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP | AUTH_HEADERS}
         headers["Accept-Encoding"] = "identity"  # compressed bodies could not be scrubbed
         headers[proxy.header[0]] = proxy.header[1]
-        target = proxy.upstream_path + (self.path[len(proxy.prefix):] or "/")
+        target = proxy.upstream_path + _without_key_param(self.path[len(proxy.prefix):] or "/")
         connection = proxy.connect()
         try:
             connection.request(self.command, target, body=body if body or self.command != "GET" else None,

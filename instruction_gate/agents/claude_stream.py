@@ -145,14 +145,9 @@ class ClaudeStream(StreamParser):
         self.tool_calls += 1
         name = str(block.get("name") or "?")
         args = block.get("input") if isinstance(block.get("input"), dict) else {}
-        path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), None)
+        command, path = self.tool_command(name, args, "Bash", _PATH_KEYS)
         if path is not None:
             self.touch(path)
-        if name == "Bash" and isinstance(args.get("command"), str):
-            command = args["command"]
-        else:
-            target = path or next((str(args[k]) for k in ("pattern", "url", "query") if k in args), "")
-            command = f"{name} {self.relpath(target) if path else target}".strip()
         self._pending[tool_id] = {"type": "tool", "tool": name, "command": command, "turn": self.turn}
         if name in _EDIT_TOOLS and path is not None:
             edit = {"type": "file_change", "path": self.relpath(path), "turn": self.turn}

@@ -96,6 +96,18 @@ class StreamParser:
                 return normal.relative_to(root).as_posix()
         return text
 
+    def tool_command(self, name: str, args: dict[str, Any], shell_tool: str,
+                     path_keys: tuple[str, ...]) -> tuple[str, str | None]:
+        """(command text, path) of one tool call: the shell tool's command line as given,
+        else `name target` (the path it names, repository-relative, or its pattern, URL or
+        query)."""
+        path = next((args[k] for k in path_keys if isinstance(args.get(k), str)), None)
+        if name == shell_tool and isinstance(args.get("command"), str):
+            return args["command"], path
+        target = self.relpath(path) if path is not None else next(
+            (str(args[k]) for k in ("pattern", "url", "query") if k in args), "")
+        return f"{name} {target}".strip(), path
+
     def touch(self, path: Any) -> None:
         rel = self.relpath(path)
         if rel not in self.touched_paths:
@@ -124,6 +136,9 @@ class CliAgent(Protocol):
     def process_env(self, agent_env: dict[str, str], timeout: float | None) -> dict[str, str]:
         """The CLI's environment: `agent_env` plus the agent's own settings (retry budget,
         request timeout) sized to the adapter's deadline `timeout` (seconds, or None)."""
+
+    # Optional: `refuse_turn(request) -> Failure | None`, checked before each turn starts, and
+    # `installed_version(binary) -> str | None`, which spares the `--version` probe.
 
 
 def resolve_binary(binary: str, agent_env: dict[str, str]) -> str | None:
@@ -154,7 +169,9 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
     """Run every turn, stream events to `writer`, emit and return the result event."""
     parser = agent.new_parser(request)
     binary = resolve_binary(agent.binary, request.agent_env)
-    version = probe_version(binary, request) if binary else None
+    # Optional: an agent that can read its version from the installed package skips the probe.
+    installed = getattr(agent, "installed_version", None)
+    version = ((installed(binary) if installed else None) or probe_version(binary, request)) if binary else None
     failure: Failure | None = None if binary else Failure("cli_not_found", f"{agent.binary!r} not on PATH")
     timeout = agent_timeout(request, timeout_override)
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -164,6 +181,11 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         parser.begin_turn(index)
         if index > 0 and not parser.session_id:
             failure = Failure("agent_error", "no session id to continue")
+            break
+        # Optional: an agent may refuse to start its CLI in the workspace as it now stands.
+        refusal = getattr(agent, "refuse_turn", None)
+        failure = refusal(request) if refusal else None
+        if failure is not None:
             break
         remaining = None if deadline is None else max(0.1, deadline - time.monotonic())
         result = proc.run(agent.turn_argv(binary, index, prompt, parser.session_id),  # type: ignore[arg-type]

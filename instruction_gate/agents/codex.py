@@ -11,7 +11,6 @@ from instruction_gate.agents.codex_stream import CodexStream
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES, LoadedFile, codex_chain
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
-from instruction_gate.errors import ConfigError
 
 #: Custom-provider defaults: a few retries, not Codex's own (which outlast most task deadlines).
 DEFAULT_RETRIES = 2
@@ -36,20 +35,6 @@ OPTIONS = (
                                       f"(default {DEFAULT_STREAM_IDLE_SECONDS:.0f})"),
 )
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
-
-
-def _prices(options: Options) -> tuple[float, float, float] | None:
-    parts = options.names("price_per_mtok")
-    if not parts:
-        return None
-    try:
-        prices = tuple(float(p) for p in parts)
-    except ValueError:
-        prices = ()
-    if len(prices) != 3 or min(prices) < 0:
-        raise ConfigError("invalid adapter option",
-                          ["adapter_options::$.price_per_mtok: expected INPUT,CACHED_INPUT,OUTPUT in USD"])
-    return prices  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -82,7 +67,7 @@ class CodexAgent:
             fallback_names=options.names("fallback_names"),
             doc_budget_bytes=options.integer("doc_budget_bytes", CODEX_BUDGET_BYTES),  # type: ignore[arg-type]
             cumulative_usage=options.choice("usage", ("cumulative", "per_turn"), "cumulative") == "cumulative",
-            prices_per_mtok=_prices(options), base_url=options.text("base_url"),
+            prices_per_mtok=options.prices("price_per_mtok"), base_url=options.text("base_url"),
             provider_retries=options.integer("provider_retries", DEFAULT_RETRIES),  # type: ignore[arg-type]
             stream_idle_seconds=options.number("stream_idle_seconds", DEFAULT_STREAM_IDLE_SECONDS))  # type: ignore[arg-type]
         # The broker hands its proxy URL in OPENAI_BASE_URL: talk to it as a custom provider,

@@ -122,10 +122,7 @@ class CodexStream(StreamParser):
         self._last_totals = totals
         self.usage.add(*delta)
         if self.prices_per_mtok is not None:
-            input_price, cached_price, output_price = self.prices_per_mtok
-            uncached = (self.usage.input_tokens or 0) - (self.usage.cached_input_tokens or 0)
-            self.cost_usd = (uncached * input_price + (self.usage.cached_input_tokens or 0) * cached_price
-                             + (self.usage.output_tokens or 0) * output_price) / 1e6
+            self.cost_usd = self.usage.cost_usd(self.prices_per_mtok)
 
     def _item(self, item: dict[str, Any], completed: bool) -> list[dict[str, Any]]:
         item_id = str(item.get("id", ""))

@@ -60,6 +60,10 @@ def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path
             if adapter is None:
                 opts["base_url"] = provider.url + "/v1"
                 env["OPENAI_API_KEY"] = "scripted-key"
+        elif agent == "gemini":
+            opts["model"] = "gemini-scripted"  # no routing side calls: one request per step
+            if adapter is None:
+                env.update({"GOOGLE_GEMINI_BASE_URL": provider.url, "GEMINI_API_KEY": "scripted-key"})
         elif adapter is None:
             env.update({"ANTHROPIC_BASE_URL": provider.url, "ANTHROPIC_API_KEY": "scripted-key"})
         opts.update(options or {})
@@ -123,3 +127,49 @@ def claude_memory(request: Any) -> list[tuple[str, str]]:
         if "Contents of " in text:
             return [(m.group(1), m.group(2)) for m in _CLAUDE_DOC.finditer(text)]
     return []
+
+
+_GEMINI_BLOCK = re.compile(r"--- Context from: (.+?) ---\n(.*?)\n--- End of Context from: \1 ---", re.S)
+
+
+def _gemini_texts(body: Any) -> list[str]:
+    """The system instruction, then every text and function response sent, in order."""
+    if not isinstance(body, dict):
+        return []
+    texts = [p.get("text", "") for p in (body.get("systemInstruction") or {}).get("parts", []) if isinstance(p, dict)]
+    for content in body.get("contents") or []:
+        for part in content.get("parts") or [] if isinstance(content, dict) else []:
+            if isinstance(part, dict) and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif isinstance(part, dict) and isinstance(part.get("functionResponse"), dict):
+                output = (part["functionResponse"].get("response") or {}).get("output")
+                texts.append(output if isinstance(output, str) else "")
+    return texts
+
+
+def gemini_context(request: Any) -> list[tuple[str, str]]:
+    """(absolute path, content) of every context file Gemini CLI sent in a request, in order:
+    global files (system instruction), project files (first user message), then files found
+    just in time (appended to tool results). Imports stay inline in their file's content."""
+    found: list[tuple[str, str]] = []
+    for text in _gemini_texts(request.body):
+        for match in _GEMINI_BLOCK.finditer(text):
+            if (match.group(1), match.group(2)) not in found:
+                found.append((match.group(1), match.group(2)))
+    return found
+
+
+_GEMINI_IMPORT = re.compile(r"<!-- (Imported from|End of import from): (.+?) -->")
+
+
+def gemini_imports(path: str, content: str) -> list[str]:
+    """Absolute paths of the files inlined into one context file's `content`, depth first."""
+    stack, out = [Path(path)], []
+    for match in _GEMINI_IMPORT.finditer(content):
+        if match.group(1) == "Imported from":
+            target = Path(os.path.normpath(stack[-1].parent / match.group(2)))
+            out.append(str(target))
+            stack.append(target)
+        elif len(stack) > 1:
+            stack.pop()
+    return out

@@ -55,7 +55,7 @@ _PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # Oversized instructions overflow the context on the very first request: that is the
         # candidate's doing, so it must not be excused as an infrastructure failure.
         ("agent_error", r"context[_ ]length|context window|prompt is too long|too many tokens"
-                        r"|maximum context"),
+                        r"|maximum context|exceeds the maximum number of tokens"),
         ("auth_failed", r"\b401\b|\b403\b|unauthori[sz]ed|authentication[_ ]error|invalid[_ ]api[_ ]key"
                         r"|invalid x-api-key|not logged in|please run /login|missing api key|forbidden"),
         ("rate_limited", r"\b429\b|rate[_ -]?limit|too many requests|quota|usage limit|session limit"

@@ -75,6 +75,19 @@ class Options:
             return tuple(default)
         return tuple(part for part in value.replace(",", " ").split() if part)
 
+    def prices(self, key: str) -> tuple[float, float, float] | None:
+        """`INPUT,CACHED_INPUT,OUTPUT` USD per million tokens, or None when not given."""
+        parts = self.names(key)
+        if not parts:
+            return None
+        try:
+            prices = tuple(float(p) for p in parts)
+        except ValueError:
+            prices = ()
+        if len(prices) != 3 or min(prices) < 0:
+            raise self._problem(key, "expected INPUT,CACHED_INPUT,OUTPUT in USD")
+        return prices  # type: ignore[return-value]
+
     def choice(self, key: str, allowed: Iterable[str], default: str) -> str:
         value = self.text(key, default)
         allowed = tuple(allowed)

@@ -89,6 +89,13 @@ class Usage:
         self.output_tokens = (self.output_tokens or 0) + output_tokens
         self.cached_input_tokens = (self.cached_input_tokens or 0) + cached_input_tokens
 
+    def cost_usd(self, prices_per_mtok: tuple[float, float, float]) -> float:
+        """Dollars at (uncached input, cached input, output) USD per million tokens."""
+        input_price, cached_price, output_price = prices_per_mtok
+        cached = self.cached_input_tokens or 0
+        return ((self.input_tokens or 0) - cached) * input_price / 1e6 + cached * cached_price / 1e6 \
+            + (self.output_tokens or 0) * output_price / 1e6
+
 
 def adapter_version(agent: str) -> str:
     return f"instruction-gate-{agent}/{__version__}"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-from instruction_gate.agents import sse_formats
+from instruction_gate.agents import sse_formats, sse_gemini
 
 
 @dataclass(frozen=True)
@@ -144,6 +144,8 @@ class ScriptedProvider:
                     body: Any = json.loads(raw)
                 except json.JSONDecodeError:
                     body = raw
+                if sse_gemini.method(self.path):  # Gemini API: its own module answers
+                    return sse_gemini.answer(self, provider, body, LoggedRequest, Step("text", text=provider.aux_text))
                 model_call = is_model_call(self.path, body)
                 anthropic = "/messages" in self.path
                 path = self.path.split("?")[0]

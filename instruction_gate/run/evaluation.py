@@ -27,7 +27,9 @@ from instruction_gate.secrets import Environments
 from instruction_gate.run.workspace import Slot, Stage
 
 #: Agent CLIs' configuration directory variables and where they go inside the private home.
-_AGENT_CONFIG_DIRS = {"CODEX_HOME": ".codex", "CLAUDE_CONFIG_DIR": ".claude", "GEMINI_CLI_HOME": ".gemini"}
+#: GEMINI_CLI_HOME names the directory that holds `.gemini/` (the CLI's stand-in for the home
+#: directory), so it moves to the private home itself.
+_AGENT_CONFIG_DIRS = {"CODEX_HOME": ".codex", "CLAUDE_CONFIG_DIR": ".claude", "GEMINI_CLI_HOME": "."}
 
 @dataclass(frozen=True)
 class RunSpec:

@@ -116,6 +116,22 @@ def test_proxy_refuses_requests_without_its_secret_prefix(provider):
         proxy.stop()
 
 
+def test_gemini_keys_are_replaced_in_the_header_and_dropped_from_the_query(provider):
+    proxy = CredentialProxy(provider.url, "x-goog-api-key", "real-gemini-key", "real-gemini-key")
+    base = proxy.start()
+    try:
+        path = "/v1beta/models/m:streamGenerateContent?alt=sse&key=agent-placeholder"
+        request = urllib.request.Request(base + path, data=b"{}", headers={"x-goog-api-key": "agent-placeholder"})
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            answer.read()
+        (received,) = provider.received
+        assert received["path"] == "/api/v1beta/models/m:streamGenerateContent?alt=sse"
+        assert received["headers"]["x-goog-api-key"] == "real-gemini-key"
+        assert "agent-placeholder" not in json.dumps(received)
+    finally:
+        proxy.stop()
+
+
 @pytest.mark.parametrize("cut", range(1, 12))
 def test_scrubber_catches_a_secret_split_anywhere(cut):
     scrubber = StreamScrubber(b"TOKEN-1234")

@@ -31,7 +31,9 @@ def _binary(name: str) -> Path:
         if os.environ.get("CI"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    return path
+    # Resolved: a worktree may link node_modules from another checkout, and the agent sandbox
+    # shows the link's target, not the link.
+    return path.resolve()
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ import pytest
 from instruction_gate import demo_repo, proc
 from instruction_gate.agents.scripted_provider import ScriptedProvider, Step
 from instruction_gate.commands.demo import candidate_regressions
-from instruction_gate.agents.conformance import claude_memory, codex_instructions
+from instruction_gate.agents.conformance import claude_memory, codex_instructions, gemini_context
 
 TASKS = ("bug-tax-rounding", "add-idempotency-test")
 TEST_LINE = "Run the tests with `python -m pytest -q` before finishing."
@@ -31,6 +31,9 @@ def _responder(agent: str, suite):
             done = sum(1 for item in body.get("input", []) if item.get("type") == "function_call_output")
             request = type("R", (), {"body": body})
             instructions = codex_instructions(request) or ""
+        elif agent == "gemini":
+            done = text.count('"functionResponse"')
+            instructions = "\n".join(t for _, t in gemini_context(type("R", (), {"body": body})))
         else:
             done = text.count('"tool_result"')
             instructions = "\n".join(t for _, t in claude_memory(type("R", (), {"body": body})))
@@ -38,13 +41,14 @@ def _responder(agent: str, suite):
         if TEST_LINE in instructions:
             steps.append("python -m pytest -q")
         if done < len(steps):
-            return Step("tool", name="shell" if agent == "codex" else "Bash", args={"command": steps[done]})
+            tool = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command"}[agent]
+            return Step("tool", name=tool, args={"command": steps[done]})
         return Step("text", text="Done.")
 
     return respond
 
 
-@pytest.mark.parametrize("agent", ["codex", "claude"])
+@pytest.mark.parametrize("agent", ["codex", "claude", "gemini"])
 def test_gate_verdict_follows_what_reached_the_model(agent, request, tmp_path):
     binary = request.getfixturevalue(f"{agent}_bin")
     candidate_file = tmp_path / "AGENTS.md"
@@ -61,6 +65,8 @@ def test_gate_verdict_follows_what_reached_the_model(agent, request, tmp_path):
         options = {"wrap": agent, "upstream_url": provider.url, "binary": str(binary)}
         if agent == "codex":
             options.update({"model": "scripted", "sandbox": "danger-full-access"})
+        elif agent == "gemini":
+            options["model"] = "gemini-scripted"
         runner = [sys.executable, str(suite / "runner.py"), "--repo", str(repo.path),
                   "--manifest", str(suite / "manifest.json"), "--base", repo.base, "--candidate", repo.candidate,
                   "--out", str(results), "--adapter", f"{sys.executable} {suite / 'adapters' / 'broker'}",

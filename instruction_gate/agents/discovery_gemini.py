@@ -1,0 +1,140 @@
+"""Which context files reach Gemini CLI (0.61), in the order it sends them.
+
+Read from the CLI's memory discovery and checked against what the pinned binary sent
+(`tests/live_cli/test_live_gemini.py`):
+
+- Global: `<home>/.gemini/<name>` for each configured name in order (the system
+  instruction's `<loaded_context>`); `home` is `GEMINI_CLI_HOME`, reported as
+  `$GEMINI_CLI_HOME/.gemini/<name>`.
+- Project (the first user message's `<project_context>`): from the cwd up to the nearest
+  directory holding `.git`, every configured name that exists; one file reached twice
+  (a hard or symbolic link) counts once; the list is then sorted by absolute path
+  (JavaScript string order), not by depth.
+- Just in time: a file or directory the agent reads, lists or edits below the cwd adds the
+  files from its directory up to the `.git` directory that are not loaded yet, root first.
+- Each file's `@path` imports are inlined, depth first, up to 5 levels: `@` at the start of a
+  line or after a space, the path running to the next space and starting with `.`, `/` or an
+  ASCII letter, outside backtick code spans and blocks, resolving inside the importing
+  file's project root (nearest `.git` above it, else its own directory). Files load whole;
+  an empty one sends nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterable
+
+from instruction_gate.agents.discovery import LoadedFile, codex_project_root
+from instruction_gate.untrusted import decode_instruction, is_path_text, read_instruction_bytes
+
+DEFAULT_NAMES = ("GEMINI.md",)
+#: How many import levels below a context file the CLI inlines.
+GEMINI_IMPORT_DEPTH = 5
+GLOBAL_PREFIX = "$GEMINI_CLI_HOME/.gemini"
+_CODE = re.compile(r"(`+)[\s\S]*?\1")
+_IMPORT = re.compile(r"(?:^|(?<=[ \t\r\n]))@([.\/A-Za-z][^ \t\r\n]*)")
+
+
+def gemini_imports(text: str) -> list[str]:
+    """`@path` references the CLI would try to import, in document order."""
+    regions = [m.span() for m in _CODE.finditer(text)]
+    return [m.group(1) for m in _IMPORT.finditer(text)
+            if not any(start <= m.start() < end for start, end in regions)]
+
+
+def _project_root(directory: Path) -> Path:
+    """Nearest directory at or above `directory` holding `.git`, else `directory` itself."""
+    for candidate in (directory, *directory.parents):
+        if os.path.exists(candidate / ".git"):
+            return candidate
+    return directory
+
+
+class _Loader:
+    """Loads context files and their imports once each, naming them for the result event."""
+
+    def __init__(self, root: Path, home: Path | None):
+        self.root, self.home = root, home
+        self.files: dict[Path, LoadedFile] = {}
+        self.identities: set[tuple[int, int]] = set()
+
+    def name(self, path: Path) -> str | None:
+        real = Path(os.path.realpath(path))
+        if self.home is not None and path.is_relative_to(self.home / ".gemini"):
+            return f"{GLOBAL_PREFIX}/{path.relative_to(self.home / '.gemini').as_posix()}"
+        if path.is_relative_to(self.root):
+            return path.relative_to(self.root).as_posix()
+        return real.relative_to(self.root).as_posix() if real.is_relative_to(self.root) else None
+
+    def identity(self, path: Path) -> tuple[int, int] | None:
+        try:
+            info = os.stat(path)
+        except (OSError, ValueError):
+            return None
+        return info.st_dev, info.st_ino
+
+    def context_file(self, path: Path) -> None:
+        """A discovered context file: sent (with its imports) unless empty or unreadable."""
+        key = self.identity(path)
+        if key is None or key in self.identities:
+            return
+        self.identities.add(key)
+        data = read_instruction_bytes(path)
+        if data is None or not decode_instruction(data).strip():
+            return
+        self._add(path, data)
+        self._imports(path, data, _project_root(path.parent), frozenset(), 0)
+
+    def _add(self, path: Path, data: bytes) -> None:
+        name = self.name(path)
+        if name is not None and path not in self.files:
+            self.files[path] = LoadedFile(name, len(data), len(data))
+
+    def _imports(self, path: Path, data: bytes, project: Path, seen: frozenset[Path], depth: int) -> None:
+        if depth >= GEMINI_IMPORT_DEPTH:
+            return
+        for ref in gemini_imports(decode_instruction(data)):
+            target = Path(os.path.normpath(path.parent / ref))
+            if not is_path_text(ref) or target in seen or ref.startswith(("file://", "http://", "https://")):
+                continue
+            if not Path(os.path.realpath(target)).is_relative_to(os.path.realpath(project)):
+                continue
+            imported = read_instruction_bytes(target)
+            if imported is None:
+                continue
+            self._add(target, imported)
+            self._imports(target, imported, project, seen | {target}, depth + 1)
+
+
+def _upward(start: Path, stop: Path, names: tuple[str, ...]) -> list[Path]:
+    """Existing `names` in each directory from `stop` down to `start`, root first."""
+    dirs = [start, *[p for p in start.parents if p.is_relative_to(stop)]]
+    return [d / n for d in reversed(dirs) for n in names if os.path.exists(d / n)]
+
+
+def gemini_sources(repo_root: Path | str, cwd: Path | str, *, file_names: Iterable[str] = DEFAULT_NAMES,
+                   home: Path | str | None = None, touched_paths: Iterable[str | Path] = ()) -> list[LoadedFile]:
+    """The context files Gemini CLI sends for a run in `cwd`, in the order it sends them."""
+    root = Path(os.path.realpath(repo_root))
+    here = Path(os.path.realpath(root / cwd))
+    names = tuple(dict.fromkeys(file_names))
+    loader = _Loader(root, Path(os.path.realpath(home)) if home else None)
+    if loader.home is not None:
+        for name in names:
+            loader.context_file(loader.home / ".gemini" / name)
+    project_root = codex_project_root(root, here)
+    # Deduplicated by file identity in walk order, then sorted by absolute path.
+    walk = _upward(here, project_root, names)
+    unique = {loader.identity(p) or p: p for p in reversed(walk)}
+    for path in sorted(unique.values(), key=str):
+        loader.context_file(path)
+    for touched in touched_paths:
+        target = Path(os.path.normpath(root / touched))
+        if not target.is_relative_to(here):
+            continue
+        start = target if target.is_dir() else target.parent
+        for path in _upward(start, project_root, names):
+            loader.context_file(path)
+    return list(loader.files.values())
