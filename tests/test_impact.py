@@ -247,7 +247,7 @@ def test_a_mutant_no_task_can_reach_is_unreachable_not_survived(demo, tmp_path):
     markdown = (out / "mutation.md").read_text()
     assert "no task can see these files" in markdown and "### Instruction coverage" in markdown
     # From services/catalog alone, the payments override and the other services' files are out of reach.
-    assert {"agent": "codex", "path": OVERRIDE, "section": None,
+    assert {"agents": ["codex"], "path": OVERRIDE, "section": None,
             "why": "no task's cwd (services/catalog) reaches it"} in report["coverage"]
 
 
@@ -312,3 +312,33 @@ def test_a_change_seen_through_a_symlink_is_not_called_unreachable(git_repo):
     found = impact.analyse(checked, Discovery("claude"))
     assert found.affected == ["p"] and found.unreachable == ()
     assert found.tasks[0].changed == ("pkg/CLAUDE.md",)
+
+
+def test_the_policy_schema_offers_every_discovery_mode_the_registry_knows():
+    from instruction_gate.agents import loading
+    schema = json.loads((Path(__file__).resolve().parents[1] / "schemas" / "policy.schema.json").read_text())
+    found = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "discovery" in node and isinstance(node["discovery"], dict) and "enum" in node["discovery"]:
+                found.append(node["discovery"]["enum"])
+        for value in node.values() if isinstance(node, dict) else node if isinstance(node, list) else ():
+            walk(value)
+    walk(schema)
+    assert found and all(sorted(e) == sorted(["auto", *loading.MODES]) for e in found)
+
+
+def test_gemini_discovery_follows_the_adapters_context_files(tmp_path):
+    from instruction_gate.suite import exposure
+    (tmp_path / "GEMINI.md").write_text("g\n")
+    (tmp_path / "AGENTS.md").write_text("a\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "GEMINI.md").write_text("p\n")
+    default = impact.discovery_for("auto", ["/x/adapters/gemini"], {})
+    assert default.mode == "gemini"
+    reach = exposure.reachable(tmp_path, "", default)
+    assert {p for p, r in reach.items() if r.eager} == {"AGENTS.md", "GEMINI.md"}
+    assert reach["pkg/GEMINI.md"].lazy and not reach["pkg/GEMINI.md"].eager  # loaded just in time
+    only = impact.discovery_for("auto", ["/x/adapters/broker"], {"wrap": "gemini", "context_files": "GEMINI.md"})
+    assert {p for p, r in exposure.reachable(tmp_path, "", only).items() if r.eager} == {"GEMINI.md"}

@@ -15,6 +15,8 @@ from typing import Callable
 
 from instruction_gate.agents import discovery
 from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.discovery_gemini import gemini_sources
+from instruction_gate.agents.gemini import DEFAULT_CONTEXT_FILES
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class LoadSettings:
 
     codex_budget: int = discovery.CODEX_BUDGET_BYTES  #: Codex's `project_doc_max_bytes`
     fallback_names: tuple[str, ...] = ()  #: Codex's `project_doc_fallback_filenames`
+    #: Gemini CLI's `context.fileName`, as the gemini adapter sets it (its `context_files` option)
+    gemini_names: tuple[str, ...] = DEFAULT_CONTEXT_FILES
 
 
 @dataclass(frozen=True)
@@ -68,11 +72,24 @@ def _codex_touch(root: Path, cwd: str, touched: list[str], settings: LoadSetting
     return list(found.values())
 
 
-def _claude_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
-    at_start = {f.path for f in discovery.claude_sources(root, cwd or ".")}
+def _later(sources: Callable[[list[str]], list[LoadedFile]], cwd: str, touched: list[str]) -> list[LoadedFile]:
+    """What `sources(touched)` adds to `sources([])`, plus whatever of it lies below `cwd`."""
+    at_start = {f.path for f in sources([])}
     here = _cwd(cwd)
-    return [f for f in discovery.claude_sources(root, cwd or ".", touched)
-            if f.path not in at_start or _below(f.path, here)]
+    return [f for f in sources(touched) if f.path not in at_start or _below(f.path, here)]
+
+
+def _claude_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
+    return _later(lambda t: discovery.claude_sources(root, cwd or ".", t), cwd, touched)
+
+
+def _gemini(root: Path, cwd: str, settings: LoadSettings, touched: list[str] = ()) -> list[LoadedFile]:
+    return gemini_sources(root, cwd or ".", file_names=settings.gemini_names, touched_paths=touched)
+
+
+def _gemini_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
+    # Gemini CLI adds a subdirectory's context files just in time, when a tool touches it.
+    return _later(lambda t: _gemini(root, cwd, settings, t), cwd, touched)
 
 
 LOADERS: dict[str, Loader] = {
@@ -86,6 +103,10 @@ LOADERS: dict[str, Loader] = {
         names=lambda s: frozenset(Path(n).name for n in discovery.CLAUDE_NAMES),
         at_start=lambda root, cwd, s: discovery.claude_sources(root, cwd or "."),
         on_touch=_claude_touch, follows_imports=True),
+    "gemini": Loader(
+        "gemini", "Gemini CLI",
+        names=lambda s: frozenset(Path(n).name for n in s.gemini_names),
+        at_start=_gemini, on_touch=_gemini_touch, follows_imports=True),
 }
 
 #: Discovery modes: one agent's rules, `both` (Codex and Claude Code, the default of the

@@ -88,4 +88,4 @@ def _cell(text: str) -> str:
 
 
 def to_json(found: list[Gap]) -> list[dict[str, str | None]]:
-    return [{"agent": g.agent, "path": g.path, "section": g.section, "why": g.why} for g in found]
+    return [{"agents": g.agent.split(", "), "path": g.path, "section": g.section, "why": g.why} for g in found]

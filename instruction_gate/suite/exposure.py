@@ -28,6 +28,7 @@ class Discovery:
     mode: str = "both"  #: an agent of `agents.loading.LOADERS`, `both` (Codex and Claude Code) or `all`
     codex_budget: int = discovery.CODEX_BUDGET_BYTES
     fallback_names: tuple[str, ...] = ()
+    gemini_names: tuple[str, ...] = LoadSettings().gemini_names
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -35,7 +36,7 @@ class Discovery:
 
     @property
     def settings(self) -> LoadSettings:
-        return LoadSettings(self.codex_budget, self.fallback_names)
+        return LoadSettings(self.codex_budget, self.fallback_names, self.gemini_names)
 
     @property
     def names(self) -> frozenset[str]:

@@ -78,8 +78,13 @@ def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]
     budget = options.get("doc_budget_bytes", "")
     if budget and not budget.isdigit():
         raise ConfigError(f"adapter option doc_budget_bytes: expected a byte count, got {budget!r}")
-    fallback = tuple(n.strip() for n in options.get("fallback_names", "").split(",") if n.strip())
-    return Discovery(mode, int(budget) if budget else exposure.discovery.CODEX_BUDGET_BYTES, fallback)
+    fallback = _names(options.get("fallback_names", ""))
+    gemini = _names(options.get("context_files", "")) or loading.LoadSettings().gemini_names
+    return Discovery(mode, int(budget) if budget else exposure.discovery.CODEX_BUDGET_BYTES, fallback, gemini)
+
+
+def _names(value: str) -> tuple[str, ...]:
+    return tuple(n.strip() for n in value.split(",") if n.strip())
 
 
 def _adapter_name(argv: list[str]) -> str:
