@@ -19,19 +19,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instruction_gate import git
-from instruction_gate.agents.conformance import LiveRun, claude_memory, codex_instructions, run_live
+from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, gemini_context,
+                                                 gemini_imports, run_live)
 from instruction_gate.agents.scripted_provider import Step
 from instruction_gate.errors import EXIT_NOT_EVALUATED
 
 _FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@docs/style.md\n",
           "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
           "pkg/app.py": "x = 1\n"}
-_TOOL = {"codex": "shell", "claude": "Bash"}
+_TOOL = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", choices=sorted(_TOOL), required=True, help="which adapter and CLI to check")
-    parser.add_argument("--binary", help="the CLI executable (default: codex / claude on PATH)")
+    parser.add_argument("--binary", help="the CLI executable (default: the agent's name on PATH)")
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,13 @@ def _sent_sources(agent: str, run: LiveRun, repo: Path) -> list[str]:
     """The repository files whose text reached the model, in order, as the provider saw them."""
     if not run.requests:
         return []
+    def rel(path: str) -> str:
+        return Path(path).resolve().relative_to(repo.resolve()).as_posix()
+
     if agent == "claude":
-        return [Path(p).resolve().relative_to(repo.resolve()).as_posix() for p, _ in claude_memory(run.requests[0])]
+        return [rel(p) for p, _ in claude_memory(run.requests[0])]
+    if agent == "gemini":  # each context file, then the files inlined into it
+        return [rel(f) for p, text in gemini_context(run.requests[0]) for f in (p, *gemini_imports(p, text))]
     sent = codex_instructions(run.requests[0]) or ""
     chain = ["AGENTS.md", "pkg/AGENTS.md"]
     return chain if sent == "\n\n".join((repo / p).read_text() for p in chain) else [f"unrecognised: {sent[:80]!r}"]
@@ -96,7 +102,7 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
 
 
 def run(args: argparse.Namespace) -> int:
-    binary = shutil.which(args.binary or {"codex": "codex", "claude": "claude"}[args.agent])
+    binary = shutil.which(args.binary or args.agent)
     if binary is not None:
         binary = os.path.abspath(binary)  # the adapter runs in the probe repository
     if binary is None:
