@@ -38,7 +38,11 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def scores(corpus):
-    return bench.figures(bench.directive_scores(corpus))
+    return bench.figures(bench.directive_scores(_tuning(corpus)))
+
+
+def _tuning(corpus):
+    return [entry for entry in corpus if entry.get("split", bench.TUNING) == bench.TUNING]
 
 
 def test_corpus_is_labelled_and_sourced(corpus):
@@ -63,7 +67,7 @@ def test_directive_precision_and_recall_floors(scores):
 
 
 def test_lint_false_positive_ceiling(corpus):
-    lints = bench.lint_scores(corpus)
+    lints = bench.lint_scores(_tuning(corpus))
     false = sum(len(s.false) for s in lints)
     assert bench.per_20_files(false, len(lints)) <= LINT_FALSE_PER_20_CEILING
     assert sum(len(s.true) for s in lints) >= LINT_TRUE_FLOOR
