@@ -76,6 +76,13 @@ def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -
                 for key in (candidate, "*" + candidate):
                     if key in by_dir:
                         keep.add(by_dir[key])
+                if candidate in by_dir:
+                    runner_dirs.add(candidate)  # a directory the text names: its task runners too
+                if "/" in candidate:  # named relative to a subproject: one file at or below such a path
+                    tail = "/" + candidate
+                    below = next((f for f in files if f.endswith(tail) or tail + "/" in f), None)
+                    if below:
+                        keep.add(below)
                 base = posixpath.basename(candidate)
                 if base in by_base:
                     keep.add(by_base[base])
