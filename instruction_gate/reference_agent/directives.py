@@ -54,8 +54,23 @@ _SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(
 _NEGATION = re.compile(r"(?<![a-z0-9])(?:never|do not|don't|must not|should not|may not|avoid|forbidden|prohibited|"
                        r"not allowed|not permitted)(?![a-z0-9])")
 _POSTFIX = re.compile(r"\b(?:is|are)\s+(?:forbidden|prohibited|not allowed|not permitted)\b")
-_FORBID_VERB = re.compile(r"\b(?:run|running|execute|executing|invoke|invoking|call|calling|use|using)\b")
-_EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|editing|modifying|changing|touching)\b")
+_FORBID_VERB = re.compile(r"\b(?:run|running|execute|executing|invoke|invoking|call|calling|use|using|do|doing)\b")
+_EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|update|editing|modifying|changing|touching|"
+                        r"updating)\b")
+#: "When running `nu -c`, never use `echo`": a rule for one situation, not a blanket ban.
+_SCOPED = re.compile(r"^\W*(?:when|whenever|while|if)\b")
+#: What follows these in a prohibition illustrates it or names the alternative: not forbidden itself.
+_EXAMPLE_AFTER = re.compile(r"\b(?:like|e\.g\.?|for\s+example|for\s+instance|such\s+as|instead)\b")
+#: A protected path or glob: a directory, a glob, a dotfile or a file name with a file extension
+#: (`process.env` and `os.environ` are names in code, not files).
+_PATH_LIKE = re.compile(r"(?i)^(?:[\w.*@-]*/[\w./*@-]*|\*[\w./*-]*|\.[\w.-]+|[\w*-]+(?:\.[\w-]+)*\.(?:md|mdx|rst|txt|json|"
+                        r"jsonc|ya?ml|toml|lock|cfg|ini|config|props|targets|xml|html?|css|scss|py|pyi|ts|tsx|js|mjs|cjs|"
+                        r"jsx|go|mod|sum|rs|rb|java|kt|cs|csproj|sln|slnx|swift|c|h|cc|cpp|hpp|sh|ps1|sql|proto|snap|"
+                        r"svg|png|xlf|resx|lua|ex|exs|php|gradle)|Makefile|Dockerfile|Gemfile|Rakefile|LICENSE|"
+                        r"CODEOWNERS|Justfile|Procfile)$")
+#: File names written without backticks ("Never change global.json or NuGet.config files").
+_BARE_FILE = re.compile(r"(?<![\w./`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:json|ya?ml|toml|lock|config|props|targets|"
+                        r"xml|md|cfg|ini|txt))(?![\w/-])", re.IGNORECASE)
 _APPROVAL = re.compile(r"\bask\s+(?:for\s+|a\s+human\s+for\s+)?(?:approval|permission|confirmation)\s+before\b")
 
 _TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
@@ -115,7 +130,7 @@ def _object_gap(gap: str) -> bool:
     return len(words) <= 6 and not (set(words) & _GAP_STOP) and "".join(_GAP_WORD.sub("", gap).split()) == ""
 
 
-_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|&|then|plus|\+|/|,\s*and|,\s*then)?\s*$")
+_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|nor|&|then|plus|\+|/|,\s*and|,\s*or|,\s*then)?\s*$")
 
 
 def _clauses(text: str) -> list[tuple[str, list[str]]]:
@@ -150,13 +165,20 @@ def _readable(clause: str, codes: list[str]) -> str:
     return _SLOT_RE.sub(lambda m: f"`{codes[int(m.group(1))]}`", clause).strip()
 
 
-def _prohibition(low: str, codes: list[str], negation: re.Match[str]) -> Found:
+def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "") -> Found:
+    if _SCOPED.match(low) and _SLOT_RE.search(low, 0, negation.start()):
+        return []  # "when running `nu -c`, never use `echo`": scoped to one situation
+    if example := _EXAMPLE_AFTER.search(low, negation.end()):
+        low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
+    if (edit := _EDIT_VERB.search(low, negation.end())) and not _FORBID_VERB.search(low, negation.end(), edit.start()):
+        return _protected(low, codes, negation, edit, clause)
     if verb := _FORBID_VERB.search(low, negation.end()):
         slots = list(_SLOT_RE.finditer(low, verb.end()))
         if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)",
                               low[slots[-1].end():]):
             return []  # scoped to a purpose or a place ("Do not use `curl` to test HMR"): not a blanket ban
-        return [("forbid_command", t) for t in _slots_after(low, verb.end(), codes) if is_command(t)]
+        # the list right after the verb: "Never use `npm`, use `pnpm` instead" bans npm only
+        return [("forbid_command", t) for t in _slot_list(low, verb.end(), codes) if is_command(t)]
     if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
         command = codes[int(direct.group(1))]
         return [("forbid_command", command)] if is_command(command) else []
@@ -164,9 +186,19 @@ def _prohibition(low: str, codes: list[str], negation: re.Match[str]) -> Found:
         # "Using `make deploy` is prohibited": the prohibition follows what it forbids
         return [("forbid_command", t) for t in _slots_after(low[:negation.start()], verb.end(), codes)
                 if is_command(t)]
-    if verb := _EDIT_VERB.search(low, negation.end()):
-        return [("protect_path", t) for t in _slots_after(low, verb.end(), codes)]
     return []  # a negated sentence never becomes a positive directive
+
+
+def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str) -> Found:
+    """Paths a prohibition of editing names: in backticks after the verb, written bare after it
+    ("Never change global.json"), or before it when it closes the clause ("`x/*.cs` (generated,
+    don't edit)"). Only what looks like a path or a glob counts."""
+    after = _slots_after(low, verb.end(), codes)
+    if not after and not _SLOT_RE.search(low, verb.end()):
+        bare = _BARE_FILE.findall(_SLOT_RE.sub(" ", clause[verb.end():])) if clause else []
+        after = bare or (_slots_after(low[:negation.start()], 0, codes)
+                         if re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) else [])
+    return [("protect_path", t) for t in after if _PATH_LIKE.match(t.strip())]
 
 
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
@@ -197,7 +229,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
         kind: DirectiveKind = "approve_edit" if _EDIT_VERB.search(low, approval.end()) else "approve_command"
         return [(kind, t) for t in targets]
     if negation := _NEGATION.search(low):
-        return _prohibition(low, codes, negation)
+        return _prohibition(low, codes, negation, clause)
     if _ASIDE_SECTION.search(section):
         return []  # tips, troubleshooting, quick references: commands for when they are needed
     if _READ.match(low) and not _SITUATION.search(low):

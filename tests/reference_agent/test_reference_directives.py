@@ -133,3 +133,20 @@ def test_commands_for_particular_needs_are_not_directives(text):
 def test_the_purpose_may_come_later_in_the_sentence():
     assert kinds("- Run `pnpm test` in the workspace root to run the full test suite (slow).\n") == [
         ("test_command", "pnpm test")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the alternative after the ban is recommended, not banned
+    ("- Never use `yarn`, use `pnpm` instead.\n", [("forbid_command", "yarn")]),
+    # a rule for one situation, with an example and the alternative, bans nothing outright
+    ("- When calling `tool -e \"\"`, never use `print` like `tool -e \"print x\"`; just write `tool -e \"x\"`.\n", []),
+    ("- Try to avoid doing `make distclean` because rebuilding is slow.\n", [("forbid_command", "make distclean")]),
+    # protected paths: bare file names, a closing "(generated, don't edit)", never a name in code
+    ("- Never change settings.json or yarn.lock files unless asked to.\n",
+     [("protect_path", "settings.json"), ("protect_path", "yarn.lock")]),
+    ("- Don't update files under `gen/*.go` as they are generated.\n", [("protect_path", "gen/*.go")]),
+    ("- **Schema**: tables defined in `db/schema/*.sql` (generated, don't edit)\n", [("protect_path", "db/schema/*.sql")]),
+    ("- Avoid modifying `os.environ` directly; use the fixture.\n", []),
+])
+def test_prohibitions_ban_what_they_name_and_nothing_else(text, expected):
+    assert kinds(text) == expected
