@@ -319,7 +319,7 @@ def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, st
 
 
 def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str] | None,
-                section: str, source: str) -> list[Directive]:
+                section: str, source: str, aside: bool = False) -> list[Directive]:
     """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
     or testing heading, its set-up steps or the line that runs the whole test suite."""
     if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES or _ASIDE_SECTION.search(section):
@@ -337,14 +337,17 @@ def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str
         return out
     if _SETUP_SECTION.search(section):
         return [Directive("run", c, source, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
-    if _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]):
-        return []  # "Fallback without nextest", "Alternative: ...": not the way to run the suite
+    if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or _NEGATION.search(section.rsplit(" / ", 1)[-1]):
+        return []  # "To run specific tests:", "Fallback without nextest", "Do NOT use `--filter`": not the suite
+    commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())]
     suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
     if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
     return [Directive("test_command", c, source, n, section) for n, c in suite[:1]]
 
 
+#: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
+_WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
 #: Long-running servers and watchers are not steps to run and wait for.
 _SERVER = re.compile(r"\b(?:dev\s+server|server|watch|serve|start)\b")
@@ -355,18 +358,19 @@ def parse(text: str, source: str) -> list[Directive]:
     directives: list[Directive] = []
     all_lines = markdown.lines(text)
     lead: tuple[DirectiveKind, str] | None = None  # a clause introducing the fenced block that follows
+    aside = False  # the block that follows is introduced for one situation ("To run specific tests:")
     headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
     for block in markdown.blocks(text):
         section = " / ".join(title for _, title in headings)
         if block.kind == "code":
-            directives += _from_block(text, block, lead, section, source)
-            lead = None
+            directives += _from_block(text, block, lead, section, source, aside)
+            lead, aside = None, False
             continue
         last = markdown.line_of(text, max(block.start, block.end - 1))
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
-            lead = None
+            lead, aside = None, False
             continue
         joined, starts = "", []
         for index, line in enumerate(block_lines):
@@ -381,6 +385,8 @@ def parse(text: str, source: str) -> list[Directive]:
                 directives.append(Directive(kind, argument, source, number, readable))
             lead_kind = _lead_of_block(clause, section)
             lead = (lead_kind, readable) if lead_kind else None
+            low = clause.lower()
+            aside = bool(_SITUATION.search(_BEFORE_FINISHING.sub(" ", low)) or _OCCASIONAL.search(low))
     return directives
 
 

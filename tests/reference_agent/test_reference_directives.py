@@ -150,3 +150,26 @@ def test_the_purpose_may_come_later_in_the_sentence():
 ])
 def test_prohibitions_ban_what_they_name_and_nothing_else(text, expected):
     assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the Windows form of a step is not run, the POSIX one is
+    ("- **IDE**: Run `./setup.cmd` first.\n- Always run `./setup.sh` first.\n", [("run", "./setup.sh")]),
+    # a block introduced for one situation does not name the suite
+    ("## Running tests\n\nTo run specific tests, add a filter:\n\n```bash\nmake test FILTER=x\n```\n", []),
+    # under a heading that says what not to do, or marked as wrong, a line is not the test command
+    ("## Tests\n\n### Do NOT pass `--filter`\n\n```bash\n# WRONG\ndotnet test --filter X\n```\n", []),
+    ("## Testing\n\n```bash\n# wrong: hangs\nmake test-all\n# right\nmake test\n```\n", [("test_command", "make test")]),
+    # one .NET test project, or a filtered run, is a variant, not the suite
+    ("## Testing\n\n```bash\ndotnet test tests/App.Tests/App.Tests.csproj\n```\n", []),
+    # chat and pull-request slash commands are not programs
+    ("## Flaky tests\n\n```bash\n/quarantine-test Namespace.Type.Method https://ci.invalid/1\n```\n", []),
+])
+def test_commands_that_are_not_the_suite_or_not_runnable_here(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize("code", ["./build.cmd", "powershell -File check.ps1", "/deploy now"])
+def test_windows_only_and_slash_commands_are_not_run_as_written(code):
+    from instruction_gate.reference_agent.command_text import runnable_as_written
+    assert not runnable_as_written(code)
