@@ -47,8 +47,8 @@ Found = list[tuple[DirectiveKind, "str | None"]]
 _CODE = re.compile(r"`([^`\n]+)`")
 _SLOT = "\x00{}\x00"
 _SLOT_RE = re.compile(r"\x00(\d+)\x00")
-#: Clause boundaries: sentence ends, "but", dashes, and a new always/never rule after "and".
-_SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(?=(?:always|never|do not|don't)\b)"
+#: Clause boundaries: sentence ends (also inside emphasis: "**Always do X.** Run …"), "but", dashes, and a new always/never rule after "and".
+_SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])[*_]*\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(?=(?:always|never|do not|don't)\b)"
                            r"|,\s+(?=not\s)")
 #: Letters only around the word: emphasis (`_never_`, `**never**`) does not hide it.
 _NEGATION = re.compile(r"(?<![a-z0-9])(?:never|do not|don't|must not|should not|may not|avoid|forbidden|prohibited|"
@@ -89,7 +89,7 @@ _OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|re
                          r"(?!(?:any\s+|your\s+|the\s+)?(?:(?:code|source)(?:\s+(?:code|files))?|files|changes)\b(?!\s+[a-z]))|"
                          r"for\s+updates|upgrad(?:e|ing))\b")
 #: What may precede an imperative verb at the start of a clause.
-_LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
+_LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          rf"afterwards|before\s+{_FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|"
@@ -99,6 +99,9 @@ _LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|fi
          r"ensure\s+(?:that\s+)?you)\s+)*")
 _RUN_START = re.compile(_LEAD + r"(?:run|execute|invoke)\b")
 _READ = re.compile(_LEAD + r"(?:read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
+#: "See `AGENTS.md` for the shared agent instructions": a pointer to the rules to follow is a read.
+_INSTRUCTIONS_POINTER = re.compile(_LEAD + r"(?:see|refer\s+to)\s+(?:\x00\d+\x00|[\w./-]+\.md)\s+for\s+(?:the\s+|all\s+|our\s+)?"
+                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b")
 _USE_START = re.compile(_LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s+(?:to\s+(?:run|format|lint|test|"
                         r"check|type-?check|build|verify|validate|fix|install)|for\s+(?:running|formatting|linting|"
                         r"testing|checking|type-?checking|building|verifying|validating))\b")
@@ -110,8 +113,12 @@ _ENSURE_RUN = re.compile(_LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+
 _TASK_START = re.compile(_LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
-_TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:tests?|testing|test suite|specs?)\W*:\s*"
+_TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:(?:tests?|testing|test suite|specs?)"
+                         r"(?:\s*\((?:all|full)\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
                          r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
+#: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
+_SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|deps|packages|requirements)|setup|"
+                          r"set\s+up)\W*:[\s*_]*\x00(\d+)\x00\W*$")
 _LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
 _VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
@@ -205,6 +212,8 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
     """Commands the clause orders run, and whether they run the tests."""
     if match := _TEST_LABEL.match(low) or _LABELLED_TEST.match(low):
         return [codes[int(match.group(1))]], True
+    if match := _SETUP_LABEL.match(low):
+        return [codes[int(match.group(1))]], False
     if match := _RUN_START.match(low):
         found = _slot_list(low, match.end(), codes)
         first = _SLOT_RE.search(low, match.end())
@@ -232,7 +241,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
         return _prohibition(low, codes, negation, clause)
     if _ASIDE_SECTION.search(section):
         return []  # tips, troubleshooting, quick references: commands for when they are needed
-    if _READ.match(low) and not _SITUATION.search(low):
+    if (_READ.match(low) or _INSTRUCTIONS_POINTER.match(low)) and not _SITUATION.search(low):
         docs = [c for c in _slots_after(low, 0, codes) if _BARE_DOC.fullmatch(c)]
         docs += _BARE_DOC.findall(_SLOT_RE.sub(" ", clause))
         if docs:
@@ -272,7 +281,7 @@ _FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?
 _CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
                         r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
 #: A checklist item "<label>: `cmd`" ("All tests pass: `go test ./...`", "Linting clean: `X`").
-_CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:\s*\x00(\d+)\x00\W*$")
+_CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:[\s*_]*\x00(\d+)\x00\W*$")
 #: Sections whose fenced blocks are set-up steps, or name the test command.
 _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
@@ -390,7 +399,7 @@ def parse(text: str, source: str) -> list[Directive]:
     return directives
 
 
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*(?:\[[ xX]\]\s*)?")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")
 
 
 def _located_clauses(text: str) -> list[tuple[str, list[str], int]]:

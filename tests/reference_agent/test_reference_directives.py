@@ -173,3 +173,20 @@ def test_commands_that_are_not_the_suite_or_not_runnable_here(text, expected):
 def test_windows_only_and_slash_commands_are_not_run_as_written(code):
     from instruction_gate.reference_agent.command_text import runnable_as_written
     assert not runnable_as_written(code)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # labels written "**Label:** `cmd`", the colon inside the emphasis
+    ("- **Install dependencies:** `bundle install`\n- **Build:** `rake build`\n", [("run", "bundle install")]),
+    ("- **Test commands:**\n  - **Unit (all):** `make test`\n  - **E2E:** `make e2e`\n", [("test_command", "make test")]),
+    ("- **Process:** Follow the steps in `docs/PROCESS.md`. Sign the CLA.\n", [("read", "docs/PROCESS.md")]),
+    # "(1)" numbered steps, and a sentence ending inside emphasis
+    ("(1) Build from the root with `./build.sh` (a few minutes).\n", [("run", "./build.sh")]),
+    ("**Always bootstrap first.** Run `./bootstrap.sh` (Linux/macOS) or `./bootstrap.cmd` (Windows) first.\n",
+     [("run", "./bootstrap.sh")]),
+    # a pointer to the rules to follow is a read; a pointer to background is not
+    ("See `AGENTS.md` for the shared agent instructions.\n\nSee `docs/dev.md` for prerequisites.\n",
+     [("read", "AGENTS.md")]),
+])
+def test_label_and_step_forms_found_on_held_out_files(text, expected):
+    assert kinds(text) == expected
