@@ -64,6 +64,9 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path) -> str:
     command = d.argument or ""
     if d.kind == "test_command" and (plan.test is None or plan.test.text != command):
         return "superseded by a later test command"
+    first = plan.first_run(command, posixpath.dirname(d.source) or ".") if d.kind == "run" else None
+    if first is not None and (first.source, first.line) != (d.source, d.line):
+        return f"already run for {first.source}:{first.line}"
     if forbidden := plan.prohibition_for(command):
         return f"not run: forbidden by {forbidden.source}:{forbidden.line}"
     if approval := plan.approval_for(command):
