@@ -143,7 +143,8 @@ _BARE_EXTENSION = re.compile(r"^\*?(?:\.[A-Za-z0-9]{1,6}){1,2}$")
 #: A name with an arity (`GenServer.call/3`, `dbg/1`): a function, not a path.
 _ARITY = re.compile(r"/\d+$")
 #: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`.
-_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)")
+_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)"
+                              r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))")  # a naming style
 
 
 #: A sentence placing a file in another repository.
@@ -154,7 +155,7 @@ _SERVED = re.compile(r"\b(?:dev\s+server|server|browser|localhost|url)\b", re.IG
 
 
 #: Words that introduce an illustration: a missing path after them is an example, not a stale reference.
-_EXAMPLE_INTRO = re.compile(r"\b(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as)", re.IGNORECASE)
+_EXAMPLE_INTRO = re.compile(r"\b(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like)(?:\s|$)", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.!?;]\s")
 
 

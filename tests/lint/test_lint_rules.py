@@ -397,6 +397,8 @@ def test_example_paths_and_paths_relative_to_a_subproject_are_not_stale(tmp_path
     files = {"AGENTS.md": ("- In tests use the new layout names, e.g. for layouts it's `layouts/page.html` and not "
                            "`layouts/_default/single.html`.\n"
                            "- Put strings in the extension's `src/loc/strings.ts`.\n"
+                           "- Do not create flat files like `src/flat/one.ts`.\n"
+                           "- Source files: `kebab-case.ts`; tests: `snake_case_test.go`, `PascalCase.tsx`.\n"
                            "- See `src/gone/notes.md`.\n"),
              "extension/src/loc/strings.ts": "", "src/app.ts": ""}
     assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG002")] == ["src/gone/notes.md"]
