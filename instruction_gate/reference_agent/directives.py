@@ -83,6 +83,12 @@ _BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b"
 _SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
                         r"specific|single|particular|individual|windows|macos|linux|only|e\.g|for example|"
                         r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
+#: "Before making changes that touch the architecture": one kind of change, not every change.
+_PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
+                                 r"involves)\b")
+#: "Run `X` if adding dependencies", "Run `X` when you change the schema": a condition after the command.
+_TRAILING_CONDITION = re.compile(r"^[\s,(]*(?:only\s+)?(?:if|when|whenever|unless|in\s+case)\b(?!\s+(?:you\s+are|you're)\s+"
+                                 r"(?:done|finished))")
 #: Purposes and occasions that tie a command to one kind of change, wherever they stand.
 _OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
                          r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
@@ -257,7 +263,10 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
         verify = verify or runs_tests
     opening = _SLOT_RE.search(low)
     situational = _SITUATION.search(_BEFORE_FINISHING.sub(" ", low))
-    if (situational and (not opening or situational.start() < opening.start())) or _OCCASIONAL.search(low):
+    last = list(_SLOT_RE.finditer(low))
+    trailing = bool(last) and bool(_TRAILING_CONDITION.match(low[last[-1].end():]))
+    if (situational and (not opening or situational.start() < opening.start())) or _OCCASIONAL.search(low) or \
+            trailing or _PARTICULAR_CHANGES.search(low):
         commands = []  # one situation's command, or an optional one
     commands = [c for c in commands if runnable_as_written(c) and not picks_one_test(c)]
     found: Found = []
@@ -368,6 +377,7 @@ def parse(text: str, source: str) -> list[Directive]:
     all_lines = markdown.lines(text)
     lead: tuple[DirectiveKind, str] | None = None  # a clause introducing the fenced block that follows
     aside = False  # the block that follows is introduced for one situation ("To run specific tests:")
+    steps_aside = False  # the list that follows is, too
     headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
     for block in markdown.blocks(text):
         section = " / ".join(title for _, title in headings)
@@ -379,7 +389,7 @@ def parse(text: str, source: str) -> list[Directive]:
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
-            lead, aside = None, False
+            lead, aside, steps_aside = None, False, False
             continue
         joined, starts = "", []
         for index, line in enumerate(block_lines):
@@ -387,15 +397,20 @@ def parse(text: str, source: str) -> list[Directive]:
             starts.append(len(joined))
             joined += prose + " "
         lead = None
+        if block.kind != "item":
+            steps_aside = False
         for clause, codes, offset in _located_clauses(joined):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             readable = _readable(clause, codes)
-            for kind, argument in _parse_clause(clause, codes, section):
+            for kind, argument in ([] if steps_aside else _parse_clause(clause, codes, section)):
                 directives.append(Directive(kind, argument, source, number, readable))
             lead_kind = _lead_of_block(clause, section)
             lead = (lead_kind, readable) if lead_kind else None
             low = clause.lower()
             aside = bool(_SITUATION.search(_BEFORE_FINISHING.sub(" ", low)) or _OCCASIONAL.search(low))
+        if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
+                _OCCASIONAL.search(joined.lower()) or _PARTICULAR_CHANGES.search(joined.lower())):
+            steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return directives
 
 

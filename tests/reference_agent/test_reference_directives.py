@@ -190,3 +190,15 @@ def test_windows_only_and_slash_commands_are_not_run_as_written(code):
 ])
 def test_label_and_step_forms_found_on_held_out_files(text, expected):
     assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1. Add the package.\n2. Run `make refs` if adding dependencies between packages.\n", []),
+    ("- Run `make lint` when you are done.\n", [("run", "make lint")]),  # finishing is not a condition
+    ("Before making changes that touch the architecture, check the decisions:\n\n"
+     "1. Read `docs/decisions/README.md` for the index.\n\nRead `CONTRIBUTING.md`.\n",
+     [("read", "CONTRIBUTING.md")]),
+    ("When modifying code:\n\n- Install dependencies with `bundle install`.\n", [("run", "bundle install")]),
+])
+def test_steps_for_one_kind_of_change_are_not_directives(text, expected):
+    assert kinds(text) == expected
