@@ -1,7 +1,15 @@
-"""IG010: URLs to hosts outside the policy's allow-list (the agent may fetch or trust them)."""
+"""IG010: URLs the agent is told to fetch from, to hosts outside the policy's allow-list.
+
+A URL counts when its sentence (or its line of a code block) has the agent fetch, download,
+install, clone, call, open or read it (`curl https://…`, "Fetch the setup from https://…",
+`pip install --index-url https://…`). A reference link ("Type syntax reference: https://…",
+"Follow the [Conventional Commits](https://…) standard") is something a reader may follow, not
+something the agent is told to take in, so it is not reported.
+"""
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterator
 from urllib.parse import urlsplit
@@ -15,15 +23,44 @@ _URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s<>()\[\]\"'`]+", re.IGNORECASE)
 _RESERVED = re.compile(r"(?:^|\.)(?:example\.(?:com|net|org)|example|test|invalid|localhost)$|^(?:127\.\d+\.\d+\.\d+|::1)$")
 
 
+#: Verbs and programs that make the agent fetch, run, send to or read what is at a URL.
+_FETCHING = re.compile(r"\b(?:curl|wget|fetch\w*|download\w*|install\w*|clone|cloning|pull|pulling|pip|npm|npx|pnpm|yarn|"
+                       r"uvx|pipx|go\s+get|iwr|irm|invoke-(?:webrequest|restmethod)|call|calls|calling|post|posting|"
+                       r"send|sending|upload\w*|source|import|load|loading|open|opening|visit|browse|read|reading|"
+                       r"pipe|piping|execute|run|running|registry|index-url|feed|mirror)\b", re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)")
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence of `text` around [start, end) (URLs hold dots, but never a dot and a space)."""
+    before = [m.end() for m in _SENTENCE_END.finditer(text, 0, start)]
+    after = _SENTENCE_END.search(text, end)
+    return text[before[-1] if before else 0:after.end() if after else len(text)]
+
+
+def _fetched(around: str, url: str) -> bool:
+    return bool(_FETCHING.search(around.replace(url, " ")))  # words of the URL itself do not count
+
+
 def _reserved(host: str) -> bool:
     return bool(_RESERVED.search(host.lower().rstrip(".")))
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
+        blocks = markdown.blocks(text)
+        starts = [b.start for b in blocks]
         for line in markdown.lines(text):
+            index = bisect.bisect_right(starts, line.start) - 1
+            block = blocks[index] if index >= 0 and line.start < blocks[index].end else None
+            prose = text[block.start:block.end] if block is not None else line.text
+            base = line.start - (block.start if block is not None else line.start)
             for match in _URL.finditer(line.text):
                 url = match.group(0).rstrip(".,;:!?*_")
+                at = base + match.start()
+                around = line.text if line.in_code else _sentence(prose, at, at + len(url))
+                if not _fetched(around, url):
+                    continue  # a reference link, not something the agent is told to fetch
                 try:
                     host = urlsplit(url).hostname or ""
                 except ValueError:

@@ -124,7 +124,7 @@ def links(line_text: str) -> list[tuple[int, str]]:
     prose = without_code_spans(line_text)
     found = [(m.start(1), m.group(1)) for m in _LINK.finditer(prose)]
     definition = _REFERENCE_DEFINITION.match(prose)
-    if definition:
+    if definition and not prose.lstrip().startswith("[^"):  # `[^1]: text` is a footnote, not a link
         found.append((definition.start(1), definition.group(1)))
     return found
 

@@ -58,8 +58,26 @@ _WHAT = {"make": "make target", "npm": "package.json script", "tox": "tox enviro
 _NOUN = {"make": "target", "npm": "script", "tox": "environment", "nox": "session"}
 
 
+def _defined_in_a_subproject(ctx: LintContext, ref: Reference) -> bool:
+    """No runner file above the instruction file, but one elsewhere in the tree defines the name (or
+    cannot be read): the command is meant for that subproject (`cd vscode && pnpm run test`)."""
+    names = _SUBPROJECT_FILES[ref.kind]
+    for path in ctx.tree.files():
+        if posixpath.basename(path) in names:
+            known = _lookup(ctx, ref, path)[1]
+            if known is None or ref.name in known:
+                return True
+    return False
+
+
+_SUBPROJECT_FILES = {"make": projects.MAKEFILE_NAMES, "npm": ("package.json",), "tox": ("tox.ini", "tox.toml"),
+                     "nox": ("noxfile.py",)}
+
+
 def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
     config, known, member = _lookup(ctx, ref, source)
+    if config is None and ref.option is None and _defined_in_a_subproject(ctx, ref):
+        return None
     if config is None:
         reason = f"no {_RUNNER_FILES[ref.kind]} found"
     elif known is None or member(ref.name, known):
@@ -85,10 +103,21 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         return None
     if any(p is not None and ctx.is_ignored(p) for p in (relative, from_root)):
         return None  # build output or a tool's directory, listed in .gitignore
+    if from_root is not None and _under_a_subdirectory(ctx, from_root):
+        return None  # `src/loc/strings.ts` of the extension: named relative to a subproject the text is about
     directory = posixpath.dirname(source)
     looked = f"{directory}/ and the repository root" if directory else "the repository root"
     return Finding("IG002", source, ref.line, f"Referenced path `{ref.name}` does not exist (looked in {looked}).",
                    f"path:{ref.name}", ref.column + 1)
+
+
+def _under_a_subdirectory(ctx: LintContext, path: str) -> bool:
+    """A path of two or more segments that exists below some directory (`ext/src/loc/strings.ts`)."""
+    path = path.rstrip("/")
+    if "/" not in path:
+        return False
+    tail = "/" + path
+    return any(p.endswith(tail) for p in ctx.tree.files()) or any(d.endswith(tail) for d in ctx.dirs)
 
 
 #: Separators of a shorthand naming several make targets at once (`lint/format/test`, `lint|test`).
@@ -114,7 +143,8 @@ _BARE_EXTENSION = re.compile(r"^\*?(?:\.[A-Za-z0-9]{1,6}){1,2}$")
 #: A name with an arity (`GenServer.call/3`, `dbg/1`): a function, not a path.
 _ARITY = re.compile(r"/\d+$")
 #: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`.
-_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)")
+_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)"
+                              r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))")  # a naming style
 
 
 #: A sentence placing a file in another repository.
@@ -122,6 +152,18 @@ _OTHER_REPOSITORY = re.compile(r"\b(?:in|from|of)\s+(?:that|the\s+other|another|
                                r"(?:repo|repository|project)\b", re.IGNORECASE)
 #: A sentence about a running server or browser: `.html` paths in it are URLs, not files.
 _SERVED = re.compile(r"\b(?:dev\s+server|server|browser|localhost|url)\b", re.IGNORECASE)
+
+
+#: Words that introduce an illustration: a missing path after them is an example, not a stale reference.
+_EXAMPLE_INTRO = re.compile(r"\b(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like)(?:\s|$)", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.!?;]\s")
+
+
+def _clause_before(prose: str, offset: int) -> str:
+    """The sentence that holds `offset`, up to it ("e.g." and "i.e." do not end a sentence)."""
+    before = prose[:max(offset, 0)]
+    ends = [m.end() for m in _CLAUSE_END.finditer(before)]
+    return before[ends[-1] if ends else 0:]
 
 
 def _sentence_around(prose: str, offset: int) -> str:
@@ -146,6 +188,8 @@ def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx
     sentence = _sentence_around(prose, offset - (block.start if block is not None else 0))
     if _OTHER_REPOSITORY.search(sentence):
         return True  # "see `docs/x.md` in that repo": another repository's file
+    if _EXAMPLE_INTRO.search(_clause_before(prose, offset - (block.start if block is not None else 0))):
+        return True  # "e.g. for layouts, it's `layouts/page.html`": an illustration, not this repository's file
     if ref.name.endswith((".html", ".htm")) and _SERVED.search(sentence):
         return True  # a page a running server serves, named by its URL path
     # owner/name in prose about repositories, when no such first directory exists anywhere
@@ -164,6 +208,8 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             if ref.kind == "path" and _not_a_path(ref, text, lines, ctx):
                 continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
-            if finding is not None and (finding.key, finding.line) not in seen:
-                seen.add((finding.key, finding.line))
-                yield finding
+            # an unknown command is one problem however often the file names it; a path, once a line
+            if finding is None or (finding.key, finding.line) in seen or finding.key in seen:
+                continue
+            seen.add((finding.key, finding.line) if ref.kind == "path" else finding.key)
+            yield finding

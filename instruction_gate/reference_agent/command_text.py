@@ -53,8 +53,8 @@ def is_command(code: str) -> bool:
     if not tokens:
         return False
     first = tokens[0]
-    if _ARITY.search(first) or _HOST_PATH.match(first):
-        return False  # `GenServer.call/3`, `mise.jdx.dev/backends/x`: a function or a URL, not a program
+    if _ARITY.search(first) or _HOST_PATH.match(first) or _SLASH_COMMAND.match(first):
+        return False  # `GenServer.call/3`, `mise.jdx.dev/backends/x`, `/deploy`: a function, a URL, a chat command
     if first in _SHELL_PROGRAMS or first.startswith(("./", "../")) and not first.endswith("/"):
         return True
     if first.startswith(("-", "<", "[", "@", "#", "$")) or first.endswith("/") or \
@@ -71,16 +71,33 @@ def is_command(code: str) -> bool:
 _PLACEHOLDER = re.compile(r"<[^>]*>|(?<![.\w])\[[^\]]*\]|\{[^}]*\}|\bpath/to\b|(?:^|\s)\.\.\.(?:\s|$)|/\.\.\./|\byour[-_]|"
                           r"\bmy[-_]test|\bfoo\b|\bxxx\b")
 #: Options and arguments that pick one test out of the suite: a variant, not the test command.
-_ONE_TEST = re.compile(r"(?:^|\s)(?:-k|-run|--grep|-t|--test-name-pattern|--filter-test)(?:\s|=)|::|:\d+(?:\s|$)"
-                       r"|\s\S*(?:_test|test_|\.test|\.spec|_spec)\S*\.(?:py|exs|ts|js|go|rb)\b")
+_ONE_TEST = re.compile(r"(?:^|\s)(?:-k|-run|--grep|-t|--test-name-pattern|--filter-test|--filter-method|"
+                       r"--filter-class|--filter-namespace)(?:\s|=)|::|:\d+(?:\s|$)"
+                       r"|\bdotnet\s+test\b.*\s--filter\s"  # pnpm's --filter picks a package, dotnet's the tests
+                       r"|\s\S*(?:_test|test_|\.test|\.spec|_spec)\S*\.(?:py|exs|ts|js|go|rb)\b"
+                       r"|\s\S+\.(?:csproj|fsproj|vbproj)\b")  # one test project of a .NET solution
 #: A name with an arity or a member access (`GenServer.call/3`, `dbg/1`): code, not a program path.
 _ARITY = re.compile(r"/\d+$")
 _HOST_PATH = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/", re.IGNORECASE)
+#: `/quarantine-test`, `/azp run`: a command typed into a pull-request comment or a chat, not a program
+#: (a program at the file system's root would have a directory: `/usr/bin/env`).
+_SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*$")
+#: Windows-only scripts and shells: the Windows form of a step (`./build.cmd`), not runnable here.
+_WINDOWS_ONLY = re.compile(r"(?i)^(?:\S*\.(?:cmd|bat|ps1)|powershell(?:\.exe)?|pwsh|cmd(?:\.exe)?)$")
 
 
 def runnable_as_written(code: str) -> bool:
-    """A command that is meant to be run as it stands: no placeholder to fill in."""
-    return is_command(code) and not _PLACEHOLDER.search(code)
+    """A command that is meant to be run as it stands: no placeholder to fill in, not Windows-only."""
+    return is_command(code) and not _PLACEHOLDER.search(code) and not windows_only(code)
+
+
+def windows_only(code: str) -> bool:
+    """`./build.cmd`, `scripts\\check.ps1`, `powershell -File x`: the Windows form of a step."""
+    try:
+        tokens = shlex.split(code.strip(), posix=False)
+    except ValueError:
+        return False
+    return bool(tokens) and bool(_WINDOWS_ONLY.match(tokens[0]))
 
 
 def picks_one_test(code: str) -> bool:

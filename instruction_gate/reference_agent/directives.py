@@ -47,15 +47,30 @@ Found = list[tuple[DirectiveKind, "str | None"]]
 _CODE = re.compile(r"`([^`\n]+)`")
 _SLOT = "\x00{}\x00"
 _SLOT_RE = re.compile(r"\x00(\d+)\x00")
-#: Clause boundaries: sentence ends, "but", dashes, and a new always/never rule after "and".
-_SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(?=(?:always|never|do not|don't)\b)"
+#: Clause boundaries: sentence ends (also inside emphasis: "**Always do X.** Run …"), "but", dashes, and a new always/never rule after "and".
+_SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])[*_]*\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(?=(?:always|never|do not|don't)\b)"
                            r"|,\s+(?=not\s)")
 #: Letters only around the word: emphasis (`_never_`, `**never**`) does not hide it.
 _NEGATION = re.compile(r"(?<![a-z0-9])(?:never|do not|don't|must not|should not|may not|avoid|forbidden|prohibited|"
                        r"not allowed|not permitted)(?![a-z0-9])")
 _POSTFIX = re.compile(r"\b(?:is|are)\s+(?:forbidden|prohibited|not allowed|not permitted)\b")
-_FORBID_VERB = re.compile(r"\b(?:run|running|execute|executing|invoke|invoking|call|calling|use|using)\b")
-_EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|editing|modifying|changing|touching)\b")
+_FORBID_VERB = re.compile(r"\b(?:run|running|execute|executing|invoke|invoking|call|calling|use|using|do|doing)\b")
+_EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|update|editing|modifying|changing|touching|"
+                        r"updating)\b")
+#: "When running `nu -c`, never use `echo`": a rule for one situation, not a blanket ban.
+_SCOPED = re.compile(r"^\W*(?:when|whenever|while|if)\b")
+#: What follows these in a prohibition illustrates it or names the alternative: not forbidden itself.
+_EXAMPLE_AFTER = re.compile(r"\b(?:like|e\.g\.?|for\s+example|for\s+instance|such\s+as|instead)\b")
+#: A protected path or glob: a directory, a glob, a dotfile or a file name with a file extension
+#: (`process.env` and `os.environ` are names in code, not files).
+_PATH_LIKE = re.compile(r"(?i)^(?:[\w.*@-]*/[\w./*@-]*|\*[\w./*-]*|\.[\w.-]+|[\w*-]+(?:\.[\w-]+)*\.(?:md|mdx|rst|txt|json|"
+                        r"jsonc|ya?ml|toml|lock|cfg|ini|config|props|targets|xml|html?|css|scss|py|pyi|ts|tsx|js|mjs|cjs|"
+                        r"jsx|go|mod|sum|rs|rb|java|kt|cs|csproj|sln|slnx|swift|c|h|cc|cpp|hpp|sh|ps1|sql|proto|snap|"
+                        r"svg|png|xlf|resx|lua|ex|exs|php|gradle)|Makefile|Dockerfile|Gemfile|Rakefile|LICENSE|"
+                        r"CODEOWNERS|Justfile|Procfile)$")
+#: File names written without backticks ("Never change global.json or NuGet.config files").
+_BARE_FILE = re.compile(r"(?<![\w./`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:json|ya?ml|toml|lock|config|props|targets|"
+                        r"xml|md|cfg|ini|txt))(?![\w/-])", re.IGNORECASE)
 _APPROVAL = re.compile(r"\bask\s+(?:for\s+|a\s+human\s+for\s+)?(?:approval|permission|confirmation)\s+before\b")
 
 _TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
@@ -68,13 +83,19 @@ _BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b"
 _SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
                         r"specific|single|particular|individual|windows|macos|linux|only|e\.g|for example|"
                         r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
+#: "Before making changes that touch the architecture": one kind of change, not every change.
+_PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
+                                 r"involves)\b")
+#: "Run `X` if adding dependencies", "Run `X` when you change the schema": a condition after the command.
+_TRAILING_CONDITION = re.compile(r"^[\s,(]*(?:only\s+)?(?:if|when|whenever|unless|in\s+case)\b(?!\s+(?:you\s+are|you're)\s+"
+                                 r"(?:done|finished))")
 #: Purposes and occasions that tie a command to one kind of change, wherever they stand.
 _OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
                          r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
                          r"(?!(?:any\s+|your\s+|the\s+)?(?:(?:code|source)(?:\s+(?:code|files))?|files|changes)\b(?!\s+[a-z]))|"
                          r"for\s+updates|upgrad(?:e|ing))\b")
 #: What may precede an imperative verb at the start of a clause.
-_LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
+_LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          rf"afterwards|before\s+{_FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|"
@@ -84,6 +105,9 @@ _LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:\s*)?(?:(?:and|then|also|always|first|fi
          r"ensure\s+(?:that\s+)?you)\s+)*")
 _RUN_START = re.compile(_LEAD + r"(?:run|execute|invoke)\b")
 _READ = re.compile(_LEAD + r"(?:read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
+#: "See `AGENTS.md` for the shared agent instructions": a pointer to the rules to follow is a read.
+_INSTRUCTIONS_POINTER = re.compile(_LEAD + r"(?:see|refer\s+to)\s+(?:\x00\d+\x00|[\w./-]+\.md)\s+for\s+(?:the\s+|all\s+|our\s+)?"
+                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b")
 _USE_START = re.compile(_LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s+(?:to\s+(?:run|format|lint|test|"
                         r"check|type-?check|build|verify|validate|fix|install)|for\s+(?:running|formatting|linting|"
                         r"testing|checking|type-?checking|building|verifying|validating))\b")
@@ -95,8 +119,12 @@ _ENSURE_RUN = re.compile(_LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+
 _TASK_START = re.compile(_LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
-_TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:tests?|testing|test suite|specs?)\W*:\s*"
+_TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:(?:tests?|testing|test suite|specs?)"
+                         r"(?:\s*\((?:all|full)\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
                          r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
+#: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
+_SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|deps|packages|requirements)|setup|"
+                          r"set\s+up)\W*:[\s*_]*\x00(\d+)\x00\W*$")
 _LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
 _VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
@@ -115,7 +143,7 @@ def _object_gap(gap: str) -> bool:
     return len(words) <= 6 and not (set(words) & _GAP_STOP) and "".join(_GAP_WORD.sub("", gap).split()) == ""
 
 
-_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|&|then|plus|\+|/|,\s*and|,\s*then)?\s*$")
+_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|nor|&|then|plus|\+|/|,\s*and|,\s*or|,\s*then)?\s*$")
 
 
 def _clauses(text: str) -> list[tuple[str, list[str]]]:
@@ -150,13 +178,20 @@ def _readable(clause: str, codes: list[str]) -> str:
     return _SLOT_RE.sub(lambda m: f"`{codes[int(m.group(1))]}`", clause).strip()
 
 
-def _prohibition(low: str, codes: list[str], negation: re.Match[str]) -> Found:
+def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "") -> Found:
+    if _SCOPED.match(low) and _SLOT_RE.search(low, 0, negation.start()):
+        return []  # "when running `nu -c`, never use `echo`": scoped to one situation
+    if example := _EXAMPLE_AFTER.search(low, negation.end()):
+        low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
+    if (edit := _EDIT_VERB.search(low, negation.end())) and not _FORBID_VERB.search(low, negation.end(), edit.start()):
+        return _protected(low, codes, negation, edit, clause)
     if verb := _FORBID_VERB.search(low, negation.end()):
         slots = list(_SLOT_RE.finditer(low, verb.end()))
         if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)",
                               low[slots[-1].end():]):
             return []  # scoped to a purpose or a place ("Do not use `curl` to test HMR"): not a blanket ban
-        return [("forbid_command", t) for t in _slots_after(low, verb.end(), codes) if is_command(t)]
+        # the list right after the verb: "Never use `npm`, use `pnpm` instead" bans npm only
+        return [("forbid_command", t) for t in _slot_list(low, verb.end(), codes) if is_command(t)]
     if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
         command = codes[int(direct.group(1))]
         return [("forbid_command", command)] if is_command(command) else []
@@ -164,15 +199,27 @@ def _prohibition(low: str, codes: list[str], negation: re.Match[str]) -> Found:
         # "Using `make deploy` is prohibited": the prohibition follows what it forbids
         return [("forbid_command", t) for t in _slots_after(low[:negation.start()], verb.end(), codes)
                 if is_command(t)]
-    if verb := _EDIT_VERB.search(low, negation.end()):
-        return [("protect_path", t) for t in _slots_after(low, verb.end(), codes)]
     return []  # a negated sentence never becomes a positive directive
+
+
+def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str) -> Found:
+    """Paths a prohibition of editing names: in backticks after the verb, written bare after it
+    ("Never change global.json"), or before it when it closes the clause ("`x/*.cs` (generated,
+    don't edit)"). Only what looks like a path or a glob counts."""
+    after = _slots_after(low, verb.end(), codes)
+    if not after and not _SLOT_RE.search(low, verb.end()):
+        bare = _BARE_FILE.findall(_SLOT_RE.sub(" ", clause[verb.end():])) if clause else []
+        after = bare or (_slots_after(low[:negation.start()], 0, codes)
+                         if re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) else [])
+    return [("protect_path", t) for t in after if _PATH_LIKE.match(t.strip())]
 
 
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
     """Commands the clause orders run, and whether they run the tests."""
     if match := _TEST_LABEL.match(low) or _LABELLED_TEST.match(low):
         return [codes[int(match.group(1))]], True
+    if match := _SETUP_LABEL.match(low):
+        return [codes[int(match.group(1))]], False
     if match := _RUN_START.match(low):
         found = _slot_list(low, match.end(), codes)
         first = _SLOT_RE.search(low, match.end())
@@ -197,10 +244,10 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
         kind: DirectiveKind = "approve_edit" if _EDIT_VERB.search(low, approval.end()) else "approve_command"
         return [(kind, t) for t in targets]
     if negation := _NEGATION.search(low):
-        return _prohibition(low, codes, negation)
+        return _prohibition(low, codes, negation, clause)
     if _ASIDE_SECTION.search(section):
         return []  # tips, troubleshooting, quick references: commands for when they are needed
-    if _READ.match(low) and not _SITUATION.search(low):
+    if (_READ.match(low) or _INSTRUCTIONS_POINTER.match(low)) and not _SITUATION.search(low):
         docs = [c for c in _slots_after(low, 0, codes) if _BARE_DOC.fullmatch(c)]
         docs += _BARE_DOC.findall(_SLOT_RE.sub(" ", clause))
         if docs:
@@ -216,7 +263,10 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
         verify = verify or runs_tests
     opening = _SLOT_RE.search(low)
     situational = _SITUATION.search(_BEFORE_FINISHING.sub(" ", low))
-    if (situational and (not opening or situational.start() < opening.start())) or _OCCASIONAL.search(low):
+    last = list(_SLOT_RE.finditer(low))
+    trailing = bool(last) and bool(_TRAILING_CONDITION.match(low[last[-1].end():]))
+    if (situational and (not opening or situational.start() < opening.start())) or _OCCASIONAL.search(low) or \
+            trailing or _PARTICULAR_CHANGES.search(low):
         commands = []  # one situation's command, or an optional one
     commands = [c for c in commands if runnable_as_written(c) and not picks_one_test(c)]
     found: Found = []
@@ -240,7 +290,7 @@ _FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?
 _CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
                         r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
 #: A checklist item "<label>: `cmd`" ("All tests pass: `go test ./...`", "Linting clean: `X`").
-_CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:\s*\x00(\d+)\x00\W*$")
+_CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:[\s*_]*\x00(\d+)\x00\W*$")
 #: Sections whose fenced blocks are set-up steps, or name the test command.
 _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
@@ -287,7 +337,7 @@ def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, st
 
 
 def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str] | None,
-                section: str, source: str) -> list[Directive]:
+                section: str, source: str, aside: bool = False) -> list[Directive]:
     """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
     or testing heading, its set-up steps or the line that runs the whole test suite."""
     if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES or _ASIDE_SECTION.search(section):
@@ -305,14 +355,17 @@ def _from_block(text: str, block: markdown.Block, lead: tuple[DirectiveKind, str
         return out
     if _SETUP_SECTION.search(section):
         return [Directive("run", c, source, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
-    if _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]):
-        return []  # "Fallback without nextest", "Alternative: ...": not the way to run the suite
+    if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or _NEGATION.search(section.rsplit(" / ", 1)[-1]):
+        return []  # "To run specific tests:", "Fallback without nextest", "Do NOT use `--filter`": not the suite
+    commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())]
     suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
     if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
     return [Directive("test_command", c, source, n, section) for n, c in suite[:1]]
 
 
+#: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
+_WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
 #: Long-running servers and watchers are not steps to run and wait for.
 _SERVER = re.compile(r"\b(?:dev\s+server|server|watch|serve|start)\b")
@@ -323,18 +376,20 @@ def parse(text: str, source: str) -> list[Directive]:
     directives: list[Directive] = []
     all_lines = markdown.lines(text)
     lead: tuple[DirectiveKind, str] | None = None  # a clause introducing the fenced block that follows
+    aside = False  # the block that follows is introduced for one situation ("To run specific tests:")
+    steps_aside = False  # the list that follows is, too
     headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
     for block in markdown.blocks(text):
         section = " / ".join(title for _, title in headings)
         if block.kind == "code":
-            directives += _from_block(text, block, lead, section, source)
-            lead = None
+            directives += _from_block(text, block, lead, section, source, aside)
+            lead, aside = None, False
             continue
         last = markdown.line_of(text, max(block.start, block.end - 1))
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
-            lead = None
+            lead, aside, steps_aside = None, False, False
             continue
         joined, starts = "", []
         for index, line in enumerate(block_lines):
@@ -342,17 +397,24 @@ def parse(text: str, source: str) -> list[Directive]:
             starts.append(len(joined))
             joined += prose + " "
         lead = None
+        if block.kind != "item":
+            steps_aside = False
         for clause, codes, offset in _located_clauses(joined):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             readable = _readable(clause, codes)
-            for kind, argument in _parse_clause(clause, codes, section):
+            for kind, argument in ([] if steps_aside else _parse_clause(clause, codes, section)):
                 directives.append(Directive(kind, argument, source, number, readable))
             lead_kind = _lead_of_block(clause, section)
             lead = (lead_kind, readable) if lead_kind else None
+            low = clause.lower()
+            aside = bool(_SITUATION.search(_BEFORE_FINISHING.sub(" ", low)) or _OCCASIONAL.search(low))
+        if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
+                _OCCASIONAL.search(joined.lower()) or _PARTICULAR_CHANGES.search(joined.lower())):
+            steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return directives
 
 
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|#+)\s*(?:\[[ xX]\]\s*)?")
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")
 
 
 def _located_clauses(text: str) -> list[tuple[str, list[str], int]]:

@@ -51,10 +51,13 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path,
         return None if data is None else data.decode("utf-8", errors="replace")
 
     plan = build_plan(files, read_document)
-    return found, plan, [Explained(d, _outcome(d, plan, repo_root)) for d in plan.followed]
+    loaded = {path for path, _ in files}
+    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded)) for d in plan.followed]
 
 
-def _outcome(d: Directive, plan: Plan, repo_root: Path) -> str:
+def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] | set[str] = frozenset()) -> str:
+    if d.kind == "read" and _relative(d) in loaded:
+        return "already loaded as an instruction file"
     if d.kind not in ("run", "test_command"):
         verify = "runs the test command at the end" if plan.test else "nothing to run: no test command was found"
         return {"verify": verify, "forbid_command": "never runs matching commands",
@@ -76,6 +79,9 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path) -> str:
     why = refusal(argv, repo_root, cwd)
     if why:
         return f"refused by the command policy: {why}"
+    first = plan.first_run(command, posixpath.dirname(d.source) or ".") if d.kind == "run" else None
+    if first is not None and (first.source, first.line) != (d.source, d.line):
+        return f"already run for {first.source}:{first.line}"
     return "runs it at the end when asked to verify" if d.kind == "test_command" else "runs it"
 
 

@@ -31,6 +31,7 @@ class Command:
     text: str  #: as written in the backticks
     cwd: str  #: repository-relative directory it runs from
     source: str  #: file (or "prompt") that asked for it
+    line: int = 0  #: line of the directive in `source` (0: not from a file)
 
 
 @dataclass
@@ -49,6 +50,10 @@ class Plan:
     skipped: list[Directive] = field(default_factory=list)
     #: per directive list, its patterns by first word (rebuilt when the list grows)
     _indexes: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def first_run(self, text: str, cwd: str) -> Command | None:
+        """The planned run of `text` in `cwd`, if some directive already asked for it."""
+        return next((c for c in self.run if c.text == text and c.cwd == cwd), None)
 
     def prohibition_for(self, command: str) -> Directive | None:
         return _first_match(command, self.forbidden, self._indexes)
@@ -129,7 +134,8 @@ class _Builder:
                     plan.documents.append(target)
                     self.add_file(target, text, depth + 1)
         elif d.kind == "run":
-            plan.run.append(Command(d.argument or "", where, d.source))
+            if plan.first_run(d.argument or "", where) is None:  # a step said twice runs once
+                plan.run.append(Command(d.argument or "", where, d.source, d.line))
         elif d.kind == "test_command" and (depth == 0 or plan.test is None):
             # a document the file points to may name a test command; the file's own one wins
             plan.test = Command(d.argument or "", where, d.source)

@@ -218,8 +218,18 @@ def test_contradiction_needs_files_loaded_together(tmp_path):
     assert findings(tmp_path, files, "IG006") == []
 
 
+def test_only_urls_the_agent_is_told_to_fetch_are_untrusted(tmp_path):
+    text = ("- Type syntax reference: https://types.dev/docs/syntax\n"
+            "- Follow the [Commit Style](https://commits.dev/) standard.\n"
+            "- Icons come from https://icons.dev/. Install the tool from https://tools.dev/get.\n"
+            "- Approved feeds:\n  - `https://feeds.dev/public`\n\n"
+            "```sh\ncurl -fsSL https://setup.dev/install.sh | sh\necho https://echo.dev/not-fetched\n```\n")
+    found = findings(tmp_path, {"AGENTS.md": text}, "IG010")
+    assert [(f.line, f.message.split("`")[1]) for f in found] == [(3, "tools.dev"), (8, "setup.dev")]
+
+
 def test_wildcard_host_allow_list(tmp_path):
-    files = {"AGENTS.md": "See https://docs.example.com/a and https://example.com.evil.io/b\n"}
+    files = {"AGENTS.md": "Download https://docs.example.com/a and https://example.com.evil.io/b\n"}
     found = findings(tmp_path, files, "IG010", allowed_hosts=("*.example.com",))
     assert [f.message.split("`")[1] for f in found] == ["example.com.evil.io"]
 
@@ -321,7 +331,7 @@ def test_paths_that_belong_elsewhere_are_not_stale(tmp_path):
 
 
 def test_the_projects_own_hosts_are_trusted(tmp_path):
-    text = "Docs: https://ai.pydantic.dev/x and https://docs.astral.sh/uv and https://evil.example.net/z\n"
+    text = "Fetch https://ai.pydantic.dev/x and https://docs.astral.sh/uv and https://evil.example.net/z\n"
     for rel, body in {"AGENTS.md": text}.items():
         (tmp_path / rel).write_text(body)
     policy = LintPolicy(project="astral-sh/uv")
@@ -366,3 +376,29 @@ def test_a_symlinked_claude_md_is_linted_once_at_its_target(tmp_path):
     (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
     found = [f for f in lint(context(DirTree(tmp_path), LintPolicy())) if f.rule_id == "IG002"]
     assert [f.path for f in found] == ["AGENTS.md"]
+
+
+def test_footnotes_are_not_links(tmp_path):
+    files = {"AGENTS.md": "Remove debug output.[^1]\n\n[^1]: CI fails otherwise.\n[gone]: missing.md\n"}
+    assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG003")] == ["missing.md"]
+
+
+def test_scripts_of_a_subproject_the_text_is_about_are_known(tmp_path):
+    files = {"AGENTS.md": "## Extension\n\n```bash\npnpm run lint\npnpm run test\npnpm run test -- --grep x\n"
+                          "pnpm run nothing\n```\n",
+             "ext/package.json": '{"scripts": {"lint": "eslint", "test": "vitest"}}'}
+    found = findings(tmp_path, files, "IG001")
+    assert [(f.line, f.message.split("`")[1]) for f in found] == [(7, "nothing")]
+    no_runner = findings(tmp_path / "none", {"AGENTS.md": "Run `npm run test`, then `npm run test` again.\n"}, "IG001")
+    assert [f.message.split("`")[1] for f in no_runner] == ["test"]  # reported once, not once per mention
+
+
+def test_example_paths_and_paths_relative_to_a_subproject_are_not_stale(tmp_path):
+    files = {"AGENTS.md": ("- In tests use the new layout names, e.g. for layouts it's `layouts/page.html` and not "
+                           "`layouts/_default/single.html`.\n"
+                           "- Put strings in the extension's `src/loc/strings.ts`.\n"
+                           "- Do not create flat files like `src/flat/one.ts`.\n"
+                           "- Source files: `kebab-case.ts`; tests: `snake_case_test.go`, `PascalCase.tsx`.\n"
+                           "- See `src/gone/notes.md`.\n"),
+             "extension/src/loc/strings.ts": "", "src/app.ts": ""}
+    assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG002")] == ["src/gone/notes.md"]

@@ -69,3 +69,19 @@ def test_a_closed_pipe_ends_quietly():
     reader = subprocess.run(f"{sys.executable} -m instruction_gate explain --repo examples/repo | head -c 10",
                             shell=True, cwd=REPO_ROOT, capture_output=True, text=True)
     assert "Traceback" not in reader.stderr and "BrokenPipe" not in reader.stderr
+
+
+def test_a_step_said_twice_is_shown_as_already_run(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "- Always run `make lint` after editing.\n\nAlways run `make lint` after editing.\n"},
+                    "twice")
+    code, out = explained(capsys, "--repo", str(git_repo.path))
+    assert code == 0
+    assert "AGENTS.md:1  run `make lint`: runs it" in out
+    assert "AGENTS.md:3  run `make lint`: already run for AGENTS.md:1" in out
+
+
+def test_a_read_of_a_file_already_loaded_says_so(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "- Always run `make lint` after editing.\n",
+                     "CLAUDE.md": "See `AGENTS.md` for the shared agent instructions.\n"}, "pointer")
+    code, out = explained(capsys, "--repo", str(git_repo.path))
+    assert code == 0 and "CLAUDE.md:1  read `AGENTS.md`: already loaded as an instruction file" in out

@@ -133,3 +133,72 @@ def test_commands_for_particular_needs_are_not_directives(text):
 def test_the_purpose_may_come_later_in_the_sentence():
     assert kinds("- Run `pnpm test` in the workspace root to run the full test suite (slow).\n") == [
         ("test_command", "pnpm test")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the alternative after the ban is recommended, not banned
+    ("- Never use `yarn`, use `pnpm` instead.\n", [("forbid_command", "yarn")]),
+    # a rule for one situation, with an example and the alternative, bans nothing outright
+    ("- When calling `tool -e \"\"`, never use `print` like `tool -e \"print x\"`; just write `tool -e \"x\"`.\n", []),
+    ("- Try to avoid doing `make distclean` because rebuilding is slow.\n", [("forbid_command", "make distclean")]),
+    # protected paths: bare file names, a closing "(generated, don't edit)", never a name in code
+    ("- Never change settings.json or yarn.lock files unless asked to.\n",
+     [("protect_path", "settings.json"), ("protect_path", "yarn.lock")]),
+    ("- Don't update files under `gen/*.go` as they are generated.\n", [("protect_path", "gen/*.go")]),
+    ("- **Schema**: tables defined in `db/schema/*.sql` (generated, don't edit)\n", [("protect_path", "db/schema/*.sql")]),
+    ("- Avoid modifying `os.environ` directly; use the fixture.\n", []),
+])
+def test_prohibitions_ban_what_they_name_and_nothing_else(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the Windows form of a step is not run, the POSIX one is
+    ("- **IDE**: Run `./setup.cmd` first.\n- Always run `./setup.sh` first.\n", [("run", "./setup.sh")]),
+    # a block introduced for one situation does not name the suite
+    ("## Running tests\n\nTo run specific tests, add a filter:\n\n```bash\nmake test FILTER=x\n```\n", []),
+    # under a heading that says what not to do, or marked as wrong, a line is not the test command
+    ("## Tests\n\n### Do NOT pass `--filter`\n\n```bash\n# WRONG\ndotnet test --filter X\n```\n", []),
+    ("## Testing\n\n```bash\n# wrong: hangs\nmake test-all\n# right\nmake test\n```\n", [("test_command", "make test")]),
+    # one .NET test project, or a filtered run, is a variant, not the suite
+    ("## Testing\n\n```bash\ndotnet test tests/App.Tests/App.Tests.csproj\n```\n", []),
+    # chat and pull-request slash commands are not programs
+    ("## Flaky tests\n\n```bash\n/quarantine-test Namespace.Type.Method https://ci.invalid/1\n```\n", []),
+])
+def test_commands_that_are_not_the_suite_or_not_runnable_here(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize("code", ["./build.cmd", "powershell -File check.ps1", "/deploy now"])
+def test_windows_only_and_slash_commands_are_not_run_as_written(code):
+    from instruction_gate.reference_agent.command_text import runnable_as_written
+    assert not runnable_as_written(code)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # labels written "**Label:** `cmd`", the colon inside the emphasis
+    ("- **Install dependencies:** `bundle install`\n- **Build:** `rake build`\n", [("run", "bundle install")]),
+    ("- **Test commands:**\n  - **Unit (all):** `make test`\n  - **E2E:** `make e2e`\n", [("test_command", "make test")]),
+    ("- **Process:** Follow the steps in `docs/PROCESS.md`. Sign the CLA.\n", [("read", "docs/PROCESS.md")]),
+    # "(1)" numbered steps, and a sentence ending inside emphasis
+    ("(1) Build from the root with `./build.sh` (a few minutes).\n", [("run", "./build.sh")]),
+    ("**Always bootstrap first.** Run `./bootstrap.sh` (Linux/macOS) or `./bootstrap.cmd` (Windows) first.\n",
+     [("run", "./bootstrap.sh")]),
+    # a pointer to the rules to follow is a read; a pointer to background is not
+    ("See `AGENTS.md` for the shared agent instructions.\n\nSee `docs/dev.md` for prerequisites.\n",
+     [("read", "AGENTS.md")]),
+])
+def test_label_and_step_forms_found_on_held_out_files(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("1. Add the package.\n2. Run `make refs` if adding dependencies between packages.\n", []),
+    ("- Run `make lint` when you are done.\n", [("run", "make lint")]),  # finishing is not a condition
+    ("Before making changes that touch the architecture, check the decisions:\n\n"
+     "1. Read `docs/decisions/README.md` for the index.\n\nRead `CONTRIBUTING.md`.\n",
+     [("read", "CONTRIBUTING.md")]),
+    ("When modifying code:\n\n- Install dependencies with `bundle install`.\n", [("run", "bundle install")]),
+])
+def test_steps_for_one_kind_of_change_are_not_directives(text, expected):
+    assert kinds(text) == expected

@@ -55,3 +55,11 @@ def test_command_match_is_by_whole_words():
     assert command_matches("make db:migrate", "make db:migrate")
     assert not command_matches("python -m pytest_cov", "pytest")
     assert not command_matches("make test-payments", "make test")
+
+
+def test_a_step_said_twice_runs_once():
+    plan = plan_of([("AGENTS.md", "- Always run `./setup.sh` first.\n- **Setup**: run `./setup.sh` first.\n"
+                                  "- Always run `make lint` after editing.\n"),
+                    ("sub/AGENTS.md", "- Always run `make lint` after editing.\n")])
+    assert [(c.text, c.cwd, c.line) for c in plan.run] == [("./setup.sh", ".", 1), ("make lint", ".", 3),
+                                                          ("make lint", "sub", 1)]
