@@ -155,6 +155,15 @@ def probe_version(binary: str, request: AdapterRequest) -> str | None:
     return lines[0] if result.ok and lines else None
 
 
+def stall_limit(option: float | None, request: AdapterRequest) -> float:
+    """Seconds of silence from the model that count as a hung provider when the deadline kills
+    the CLI: the option, else a quarter of the runner's limit kept within 30-600 s."""
+    if option is not None:
+        return option
+    limit = request.timeout_seconds
+    return 600.0 if limit is None else min(600.0, max(30.0, limit / 4))
+
+
 def agent_timeout(request: AdapterRequest, override: float | None) -> float | None:
     """The adapter's own deadline: the runner's limit minus a margin, or the option if smaller."""
     limit = request.timeout_seconds
