@@ -199,7 +199,8 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         remaining = None if deadline is None else max(0.1, deadline - time.monotonic())
         result = proc.run(agent.turn_argv(binary, index, prompt, parser.session_id),  # type: ignore[arg-type]
                           request.workspace, env=env, stdin=agent.turn_stdin(prompt),
-                          timeout=remaining, grace=AGENT_KILL_GRACE, on_stdout_line=lambda line: writer.emit_all(parser.feed(line)))
+                          timeout=remaining, grace=AGENT_KILL_GRACE, reap_orphans=True,
+                          on_stdout_line=lambda line: writer.emit_all(parser.feed(line)))
         events, failure = parser.end_process(result)
         writer.emit_all(events)
         if result.start_error:

@@ -24,7 +24,8 @@ OPTIONS = (
                         "PROVIDER/MODEL: one of OpenCode's own providers instead"),
     OptionSpec("base_url", f"the provider's OpenAI-compatible base URL (default: $OPENAI_BASE_URL in "
                            f"agent_env, else {DEFAULT_BASE_URL}); the key is $OPENAI_API_KEY"),
-    OptionSpec("max_steps", "the build agent's `steps`: model calls per process"),
+    OptionSpec("max_steps", "the build agent's `steps`: after this many model calls OpenCode tells the "
+                            "model to stop (advisory: tools stay offered)"),
     OptionSpec("compaction", "true: let OpenCode compact the conversation when the context fills "
                              "(default false: an overflow ends the run as the agent's error)"),
     OptionSpec("claude_fallback", "false: set OPENCODE_DISABLE_CLAUDE_CODE_PROMPT (no CLAUDE.md fallback; "
@@ -81,7 +82,8 @@ class OpenCodeAgent:
         return None
 
     def turn_argv(self, binary: str, index: int, prompt: str, session_id: str | None) -> list[str]:
-        argv = [binary, "run", "--format", "json", "--model", self.home.model]
+        # The log on stderr tells a hung provider from a slow tool (opencode_stream.py).
+        argv = [binary, "run", "--format", "json", "--model", self.home.model, "--print-logs", "--log-level", "INFO"]
         argv += ["--session", str(session_id)] if index > 0 else []
         # After `--`, a prompt starting with "-" is never read as a flag.
         return argv + list(self.extra_args) + ["--", prompt]

@@ -9,12 +9,18 @@ and `error` (`error.name`: APIError with `data.statusCode`/`isRetryable`, Contex
 ProviderAuthError, UnknownError …; the process then exits 1). A process continued with
 `--session ID` reports only its own steps. A missing session prints "Session not found" on
 stderr and exits 1 before any event. Retries (5, backing off from 2 s) leave no event.
+
+What the process was doing when the deadline killed it is not in the stream (a tool's part
+arrives only when it finishes), so the adapter runs the CLI with `--print-logs`: its stderr
+log has `message=stream` when a model call starts and `message=evaluated permission=…` when
+a tool is about to run. A stream cut short or unreadable ends its step with reason `unknown` and
+no tokens, and OpenCode calls the model again at once, for ever.
 """
 
 from __future__ import annotations
 
 import re
-import time
+from datetime import datetime, timezone
 from typing import Any
 
 from instruction_gate.agents.cli_agent import StreamParser, count
@@ -28,6 +34,21 @@ _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILIN
 _PATCH_CHANGE = {"Add": "add", "Update": "modify", "Delete": "delete"}
 _ERROR_REASON = {"ContextOverflowError": "agent_error", "ProviderAuthError": "auth_failed"}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_LOG = re.compile(r"^timestamp=(\S+) .*?message=(stream|evaluated) ", re.MULTILINE)
+
+
+def last_model_call(log: str) -> tuple[datetime | None, bool]:
+    """(when the last model call started, whether a tool started after it) from the CLI's log."""
+    started, tool = None, False
+    for match in _LOG.finditer(log):
+        if match.group(2) == "stream":
+            try:
+                started, tool = datetime.fromisoformat(match.group(1).replace("Z", "+00:00")), False
+            except ValueError:
+                continue
+        else:
+            tool = True
+    return started, tool
 
 
 class OpenCodeStream(StreamParser):
@@ -42,9 +63,8 @@ class OpenCodeStream(StreamParser):
     def _begin_process(self) -> None:
         self.error: dict[str, Any] | None = None
         self.model_spoke = False
-        #: Since when the CLI has been waiting on the model with no step under way: from the
-        #: start and after each finished step (tools run inside a step, between its events).
-        self.waiting_since: float | None = time.monotonic()
+        self.broken_steps = 0  #: model answers that ended without a finish reason
+        self.log = ""
         self.cost_usd = self.cost_usd  # OpenCode's cost accumulates across processes
 
     def begin_turn(self, index: int) -> None:
@@ -56,10 +76,8 @@ class OpenCodeStream(StreamParser):
         part = obj.get("part") if isinstance(obj.get("part"), dict) else {}
         if isinstance(obj.get("sessionID"), str):
             self.session_id = obj["sessionID"]
-        if kind == "step_start":
-            self.waiting_since = None
-        elif kind == "step_finish":
-            self.waiting_since = time.monotonic()
+        if kind == "step_finish":
+            self.broken_steps += part.get("reason") == "unknown"
             self._step_finish(part)
         elif kind == "text" and isinstance(part.get("text"), str) and not part.get("synthetic"):
             self.model_spoke = True
@@ -121,6 +139,7 @@ class OpenCodeStream(StreamParser):
                 for p, c in changes]
 
     def end_process(self, result: ProcResult) -> tuple[list[dict[str, Any]], Failure | None]:
+        self.log = result.stderr or ""
         return [], self._failure(result)
 
     def _failure(self, result: ProcResult) -> Failure | None:
@@ -128,7 +147,8 @@ class OpenCodeStream(StreamParser):
             return self._error_failure(self.error)
         if result.exit_code == 0 and not result.timed_out:
             return None
-        text = _ANSI.sub("", result.stderr or "") or f"exit code {result.exit_code}"
+        printed = [line for line in (result.stderr or "").splitlines() if not line.startswith("timestamp=")]
+        text = _ANSI.sub("", "\n".join(printed)).strip() or f"exit code {result.exit_code}"
         if "Session not found" in text:
             return Failure("session_lost", text[-300:])
         return classify_error_text(text[-2000:], default="agent_error" if self.model_spoke else "zero_turns")
@@ -150,10 +170,16 @@ class OpenCodeStream(StreamParser):
         return failure
 
     def timeout_failure(self, detail: str) -> Failure:
-        """Killed while a model call stayed open (unanswered, or retried: retries leave no
-        event) for `stall_seconds`: the provider's fault. A tool still running is the agent's."""
-        if self.waiting_since is not None and self.stall_seconds is not None:
-            waited = time.monotonic() - self.waiting_since
+        """Killed while waiting on the model — a call open for `stall_seconds` (unanswered, or
+        retried: retries log no new call) or broken streams retried again and again — is the
+        provider's fault. A tool started since the last model call is the agent's."""
+        started, tool_running = last_model_call(self.log)
+        if tool_running:
+            return Failure("timeout", detail)
+        if self.broken_steps >= 2:
+            return Failure("provider_error", f"{self.broken_steps} model answers ended unfinished; {detail}")
+        if started is not None and self.stall_seconds is not None:
+            waited = (datetime.now(timezone.utc) - started).total_seconds()
             if waited >= self.stall_seconds:
                 return Failure("provider_error", f"model call open for {waited:.0f}s; {detail}")
         return Failure("timeout", detail)
