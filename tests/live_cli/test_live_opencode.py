@@ -160,3 +160,90 @@ def test_cli_not_found_is_infrastructure(repo, tmp_path):
     run = run_live("opencode", tmp_path / "no-such-opencode", repo.path, [], tmp_path)
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("infrastructure", "cli_not_found")
     assert run.result["instruction_sources"] == []
+
+
+def _home(tmp: Path, config_agents: str | None = None, claude: str | None = None) -> Path:
+    """A run's agent home with the user's global instruction files."""
+    home = tmp / "agent-home"
+    if config_agents is not None:
+        (home / ".config" / "opencode").mkdir(parents=True)
+        (home / ".config" / "opencode" / "AGENTS.md").write_text(config_agents)
+    if claude is not None:
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / "CLAUDE.md").write_text(claude)
+    return home
+
+
+def test_discovery_matches_what_opencode_sends(opencode_bin, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": "Root agents.\n", "CLAUDE.md": "Root claude.\n", "AGENTS.local.md": "Local.\n",
+                 "sub/CLAUDE.md": "Sub claude.\n", "sub/deep/AGENTS.md": "Deep agents.\n", "sub/deep/y.py": "y = 1\n",
+                 "sub/z.py": "z = 1\n", "other/CONTEXT.md": "Context.\n", "other/w.py": "w = 1\n"})
+    read = [Step("tool", name="read", args={"filePath": str(repo.path / p)}) for p in ("sub/deep/y.py", "sub/z.py")]
+    runs = {}
+    for cwd, homes in (("", ("Global agents.\n", "Global claude.\n")), ("sub/deep", (None, "Global claude.\n")),
+                       ("sub", (None, None))):
+        tmp = tmp_path / (cwd.replace("/", "-") or "root")
+        home = _home(tmp, *homes)
+        run = run_live("opencode", opencode_bin, repo.path, [*read, Step("text", text="ok")], tmp, cwd=cwd)
+        assert run.result["status"] == "completed", run.stderr
+        runs[cwd] = run.result["instruction_sources"]
+        assert runs[cwd] == _sent(run, repo, home)
+        assert all(run.result["instruction_bytes"][p] == (repo.path / p).stat().st_size for p in runs[cwd]
+                   if not p.startswith("~"))
+    # The global AGENTS.md shadows ~/.claude/CLAUDE.md; AGENTS.md shadows CLAUDE.md; reading in
+    # sub/deep/ attaches that directory's first name and sub/'s CLAUDE.md; AGENTS.local.md never loads.
+    assert runs[""] == [GLOBAL_AGENTS, "AGENTS.md", "sub/deep/AGENTS.md", "sub/CLAUDE.md"]
+    # Every AGENTS.md from the cwd up, nearest first; ~/.claude/CLAUDE.md without a global AGENTS.md.
+    assert runs["sub/deep"] == [GLOBAL_CLAUDE, "sub/deep/AGENTS.md", "AGENTS.md"]
+    # Reading below the cwd attaches sub/deep/AGENTS.md; sub/CLAUDE.md is the cwd's, and not sent:
+    # the project's name is AGENTS.md (found at the root).
+    assert runs["sub"] == ["AGENTS.md", "sub/deep/AGENTS.md"]
+
+
+def test_fallback_names_and_the_switch_that_drops_claude(opencode_bin, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"CLAUDE.md": "Root claude.\n", "sub/CONTEXT.md": "Sub context.\n", "empty/AGENTS.md": "",
+                 "empty/CLAUDE.md": "Shadowed.\n"})
+    results = {}
+    for key, cwd, options in (("claude", "sub", {}), ("no-claude", "sub", {"claude_fallback": "false"}),
+                              ("empty", "empty", {})):
+        home = _home(tmp_path / key, claude="Global claude.\n")
+        run = run_live("opencode", opencode_bin, repo.path, [Step("text", text="ok")], tmp_path / key, cwd=cwd,
+                       options=options)
+        assert run.result["status"] == "completed", run.stderr
+        results[key] = run.result["instruction_sources"]
+        assert results[key] == _sent(run, repo, home)
+    assert results["claude"] == [GLOBAL_CLAUDE, "CLAUDE.md"]  # CLAUDE.md claims the name: sub/CONTEXT.md waits
+    assert results["no-claude"] == ["sub/CONTEXT.md"]
+    assert results["empty"] == [GLOBAL_CLAUDE]  # an empty AGENTS.md claims the name and sends nothing
+
+
+def test_workspace_config_cannot_reconfigure_the_cli(opencode_bin, tmp_path):
+    evil = '{"instructions": ["EVIL.md"], "plugin": ["file://./p.js"]}'
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": "Rules.\n", "EVIL.md": "Evil.\n", "opencode.json": evil})
+    run = run_live("opencode", opencode_bin, repo.path, [Step("text", text="ok")], tmp_path / "present")
+    assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "agent_error")
+    assert not run.requests and run.result["instruction_sources"] == []
+    # Written by the agent during the run: the next turn is refused.
+    (repo.path / "opencode.json").unlink()
+    write = f"mkdir -p .opencode && printf '%s' '{evil}' > .opencode/opencode.json"
+    run = run_live("opencode", opencode_bin, repo.path, [
+        Step("tool", name="bash", args={"command": write, "description": "x"}), Step("text", text="one")],
+        tmp_path / "written", turns=("one", "two"))
+    assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "agent_error"), run.stderr
+    assert len(run.requests) == 2 and "Evil." not in str([r.body for r in run.requests])
+    # Trusted: OpenCode loads the project's instructions.
+    run = run_live("opencode", opencode_bin, repo.path, [Step("text", text="ok")], tmp_path / "trusted",
+                   options={"workspace_settings": "trust"})
+    assert "Evil." in str(run.requests[0].body["messages"][0])
+
+
+def test_secrets_stay_out_of_the_request(opencode_bin, repo, tmp_path):
+    run = run_live("opencode", opencode_bin, repo.path, [
+        Step("tool", name="bash", args={"command": "env | grep -c SECRET_TOKEN; exit 0", "description": "x"}),
+        Step("text", text="ok")], tmp_path, runner_env={"SECRET_TOKEN": "runner-secret-123"})
+    assert run.result["status"] == "completed", run.stderr
+    assert "runner-secret-123" not in str([r.body for r in run.requests] + [r.headers for r in run.requests])
+    assert "scripted-key" not in str([r.body for r in run.requests])
