@@ -85,3 +85,21 @@ def opencode_sources(repo_root: Path | str, cwd: Path | str, *, global_dir: Path
         if loaded is not None and loaded.path not in unique:
             unique[loaded.path] = loaded
     return list(unique.values())
+
+
+def read_attachments(repo_root: Path | str, cwd: Path | str, read_paths: Iterable[str | Path],
+                     claude_fallback: bool = True) -> list[str]:
+    """Absolute paths of the files OpenCode attaches when the agent reads `read_paths`
+    (repository-relative or absolute): per file, from its directory up to the cwd (excluded),
+    each directory's first name that exists, nearest first."""
+    root = Path(os.path.realpath(repo_root))
+    here = Path(os.path.realpath(root / cwd))
+    found: list[str] = []
+    for read in read_paths:
+        directory = Path(os.path.normpath(root / read)).parent
+        while directory.is_relative_to(here) and directory != here:
+            first = next((directory / n for n in opencode_names(claude_fallback) if (directory / n).exists()), None)
+            if first is not None and str(first) not in found:
+                found.append(str(first))
+            directory = directory.parent
+    return found
