@@ -8,19 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-from agent_helpers import exited, parse, transcript_lines
+from agent_helpers import exited, parse, transcript_lines, write
 
 from instruction_gate.agents.discovery_opencode import (GLOBAL_AGENTS, GLOBAL_CLAUDE, opencode_sources,
                                                         read_attachments)
 from instruction_gate.agents.opencode_home import OpenCodeHome, workspace_hazards
 from instruction_gate.agents.opencode_stream import OpenCodeStream, last_model_call
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_full_transcript(tmp_path):
