@@ -5,7 +5,6 @@ workspace files the adapter refuses."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from agent_helpers import exited, parse, transcript_lines, write
