@@ -1,8 +1,10 @@
 """A scripted model provider on loopback: what the agent CLIs talk to when no model may be used.
 
-`ScriptedProvider` serves both wire formats the shipped adapters need — the OpenAI Responses
-API (`POST …/responses`, Codex as a `model_providers` entry) and the Anthropic Messages API
-(`POST …/v1/messages`, Claude Code behind `ANTHROPIC_BASE_URL`) — as server-sent events. Each
+`ScriptedProvider` serves the wire formats the shipped adapters need — the OpenAI Responses
+API (`POST …/responses`, Codex as a `model_providers` entry), the Anthropic Messages API
+(`POST …/v1/messages`, Claude Code behind `ANTHROPIC_BASE_URL`), the Gemini API
+(`sse_gemini.py`) and OpenAI Chat Completions (`POST …/chat/completions`, OpenCode's custom
+provider; `sse_chat.py`) — as server-sent events. Each
 model request takes the next `Step` of the script; every request is logged with its decoded
 body, so a test (or `instruction-gate doctor`) can compare what the adapter says reached the
 model with what actually did. Auxiliary calls (Claude Code's title and quota probes, token
