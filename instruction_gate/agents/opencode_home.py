@@ -7,7 +7,7 @@ OpenAI-compatible provider at the base URL the harness chose (key from `OPENAI_A
 every tool allowed without asking (headless; confinement is the runner's sandbox), no
 sharing, auto-update, MCP servers or plugins. Variables turn off what would reach the network
 or read outside the workspace: the models.dev fetch, LSP downloads, default plugins, external
-and Claude Code skills. The user's global `AGENTS.md` is copied in so it still comes first.
+and Claude Code skills; a lock file keeps it from installing its plugin package from npm. The user's global `AGENTS.md` is copied in so it still comes first.
 
 Project configuration (`opencode.json`, `opencode.jsonc`, `.opencode/` with agents, commands,
 plugins — executable code — and tools) is merged over all of that and cannot be switched off
@@ -54,6 +54,12 @@ class OpenCodeHome:
         atexit.register(shutil.rmtree, path, ignore_errors=True)
         home = cls(path, **fields)
         (path / "config" / "opencode").mkdir(parents=True)
+        # OpenCode installs `@opencode-ai/plugin` from the npm registry into every config
+        # directory in the background, unless its lock file already lists the package: it
+        # need not (no plugin or custom tool is configured), and the registry is off-limits.
+        (home.global_dir / "node_modules").mkdir()
+        lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"@opencode-ai/plugin": "*"}}}}
+        (home.global_dir / "package-lock.json").write_text(json.dumps(lock))
         user = agent_env.get("XDG_CONFIG_HOME") or (agent_env["HOME"] + "/.config" if agent_env.get("HOME") else None)
         data = read_instruction_bytes(Path(user) / "opencode" / "AGENTS.md") if user else None
         if data is not None:
