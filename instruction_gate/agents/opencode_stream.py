@@ -12,14 +12,15 @@ stderr and exits 1 before any event. Retries (5, backing off from 2 s) leave no 
 
 What the process was doing when the deadline killed it is not in the stream (a tool's part
 arrives only when it finishes), so the adapter runs the CLI with `--print-logs`: its stderr
-log has `message=stream` when a model call starts and `message=evaluated permission=…` when
-a tool is about to run. A stream cut short or unreadable ends its step with reason `unknown` and
+log has `message=stream` when a model call starts, `message="stream error"` when one fails
+(before a retry) and `message=evaluated permission=…` when a tool is about to run. A stream cut short or unreadable ends its step with reason `unknown` and
 no tokens, and OpenCode calls the model again at once, for ever.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -34,21 +35,35 @@ _PATCH_FILE = re.compile(r"^\*\*\* (Add|Update|Delete) File: (.+)$", re.MULTILIN
 _PATCH_CHANGE = {"Add": "add", "Update": "modify", "Delete": "delete"}
 _ERROR_REASON = {"ContextOverflowError": "agent_error", "ProviderAuthError": "auth_failed"}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
-_LOG = re.compile(r"^timestamp=(\S+) .*?message=(stream|evaluated) ", re.MULTILINE)
+_LOG = re.compile(r'^timestamp=(\S+) .*?message=(stream|evaluated|"stream error") (.*)$', re.MULTILINE)
+_LOGGED_ERROR = re.compile(r'error\.error="((?:[^"\\]|\\.)*)"')
 
 
-def last_model_call(log: str) -> tuple[datetime | None, bool]:
-    """(when the last model call started, whether a tool started after it) from the CLI's log."""
-    started, tool = None, False
+@dataclass
+class LoggedState:
+    """What the CLI's log says it was doing last."""
+
+    call_started: datetime | None = None  #: when the last model call started
+    tool_running: bool = False  #: a tool started after it
+    call_error: str | None = None  #: a model call failed since the last tool (OpenCode retries it)
+
+
+def logged_state(log: str) -> LoggedState:
+    state = LoggedState()
     for match in _LOG.finditer(log):
-        if match.group(2) == "stream":
+        kind = match.group(2)
+        if kind == "stream":
             try:
-                started, tool = datetime.fromisoformat(match.group(1).replace("Z", "+00:00")), False
+                state.call_started = datetime.fromisoformat(match.group(1).replace("Z", "+00:00"))
             except ValueError:
                 continue
+            state.tool_running = False
+        elif kind == "evaluated":
+            state.tool_running, state.call_error = True, None
         else:
-            tool = True
-    return started, tool
+            error = _LOGGED_ERROR.search(match.group(3))
+            state.call_error = error.group(1) if error else "stream error"
+    return state
 
 
 class OpenCodeStream(StreamParser):
@@ -170,16 +185,21 @@ class OpenCodeStream(StreamParser):
         return failure
 
     def timeout_failure(self, detail: str) -> Failure:
-        """Killed while waiting on the model — a call open for `stall_seconds` (unanswered, or
-        retried: retries log no new call) or broken streams retried again and again — is the
-        provider's fault. A tool started since the last model call is the agent's."""
-        started, tool_running = last_model_call(self.log)
-        if tool_running:
+        """Killed while waiting on the model is the provider's fault: a model call failed and
+        is being retried (classified by its error), answers kept ending without a finish
+        reason, or a call stayed open for `stall_seconds`. A tool started since the last
+        model call is the agent's."""
+        state = logged_state(self.log)
+        if state.tool_running:
             return Failure("timeout", detail)
+        if state.call_error is not None:
+            failure = classify_error_text(state.call_error)
+            reason = failure.reason if failure.failure_class == "infrastructure" else "provider_error"
+            return Failure(reason, f"retrying after: {state.call_error}; {detail}")
         if self.broken_steps >= 2:
             return Failure("provider_error", f"{self.broken_steps} model answers ended unfinished; {detail}")
-        if started is not None and self.stall_seconds is not None:
-            waited = (datetime.now(timezone.utc) - started).total_seconds()
+        if state.call_started is not None and self.stall_seconds is not None:
+            waited = (datetime.now(timezone.utc) - state.call_started).total_seconds()
             if waited >= self.stall_seconds:
                 return Failure("provider_error", f"model call open for {waited:.0f}s; {detail}")
         return Failure("timeout", detail)

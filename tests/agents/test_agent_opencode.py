@@ -12,7 +12,7 @@ from agent_helpers import exited, parse, transcript_lines, write
 from instruction_gate.agents.discovery_opencode import (GLOBAL_AGENTS, GLOBAL_CLAUDE, opencode_sources,
                                                         read_attachments)
 from instruction_gate.agents.opencode_home import OpenCodeHome, workspace_hazards
-from instruction_gate.agents.opencode_stream import OpenCodeStream, last_model_call
+from instruction_gate.agents.opencode_stream import OpenCodeStream, logged_state
 
 
 def test_full_transcript(tmp_path):
@@ -56,13 +56,18 @@ def test_broken_streams_and_the_log_decide_a_timeout(tmp_path):
     assert parser.timeout_failure("killed").reason == "provider_error"
     log = ("timestamp=2020-01-01T00:00:00.000Z level=INFO run=1 message=stream providerID=x\n"
            "timestamp=2020-01-01T00:00:01.000Z level=INFO run=1 message=evaluated permission=bash pattern=x\n")
-    assert last_model_call(log)[1] is True
+    assert logged_state(log).tool_running is True
     slow_tool = OpenCodeStream(tmp_path, stall_seconds=5)
     slow_tool.end_process(exited(None, log, timed_out=True))
     assert slow_tool.timeout_failure("killed").reason == "timeout"
     hung = OpenCodeStream(tmp_path, stall_seconds=5)
     hung.end_process(exited(None, log.splitlines()[0], timed_out=True))  # a call open since 2020
     assert hung.timeout_failure("killed").reason == "provider_error"
+    retrying = OpenCodeStream(tmp_path, stall_seconds=500)
+    failed_call = ('timestamp=2020-01-01T00:00:02.000Z level=ERROR run=1 message="stream error" providerID=x '
+                   'error.error="AI_APICallError: status 429"')
+    retrying.end_process(exited(None, log.splitlines()[0] + "\n" + failed_call, timed_out=True))
+    assert retrying.timeout_failure("killed").reason == "rate_limited"
 
 
 def test_project_chain_first_name_wins_nearest_first(tmp_path):
