@@ -132,6 +132,61 @@ def _wait(proc: subprocess.Popen, timeout: float | None, grace: float) -> bool:
     return False
 
 
+#: prctl(2) option: orphans below this process are re-parented to it rather than to init.
+_PR_SET_CHILD_SUBREAPER = 36
+_SUBREAPER = [False]
+
+
+def _children() -> dict[int, int]:
+    """pid -> process group of every living child of this process (Linux /proc)."""
+    me, found = os.getpid(), {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == me and fields[0] != b"Z":
+            found[int(entry)] = int(fields[2])
+    return found
+
+
+def _become_subreaper() -> bool:
+    if not _SUBREAPER[0] and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            _SUBREAPER[0] = ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            pass
+    return _SUBREAPER[0]
+
+
+def _kill_orphans(before: set[int]) -> None:
+    """KILL (with their process groups) the processes adopted since `before`: descendants that
+    left the group with setsid and outlived their parent. Repeated, as each kill can orphan more."""
+    own = os.getpgid(0)
+    for _ in range(10):
+        with _LIVE_LOCK:
+            owned = {p.pid for p in _LIVE}
+        orphans = {pid: group for pid, group in _children().items() if pid not in before and pid not in owned}
+        if not orphans:
+            return
+        for pid, group in orphans.items():
+            for kill, target in ((os.killpg, group), (os.kill, pid)):
+                if kill is os.killpg and group == own:
+                    continue  # never our own group
+                try:
+                    kill(target, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+
+
 def run(
     argv: Sequence[str],
     cwd: Path | str,
@@ -144,6 +199,7 @@ def run(
     grace: float = TERM_GRACE_SECONDS,
     pass_fds: Sequence[int] = (),
     line_bytes: int | None = None,
+    reap_orphans: bool = False,
 ) -> ProcResult:
     """Run `argv` in its own session; never raises for the child's behaviour.
 
@@ -153,8 +209,11 @@ def run(
     `pass_fds` stay open in the child (e.g. bubblewrap's --info-fd). A stdout line longer than
     `line_bytes` reaches `on_stdout_line` cut to `line_bytes + 1` bytes (so the caller can tell),
     and the rest of it is dropped unread: one endless line must not fill the memory.
+    `reap_orphans` (Linux): this process adopts the child's orphans, and when the child is gone
+    the ones it left behind in sessions of their own (agent CLIs run tools that way) are killed.
     """
     started = time.monotonic()
+    before = set(_children()) if reap_orphans and _become_subreaper() else None
     try:
         proc = subprocess.Popen(
             list(argv), cwd=cwd, env=dict(env) if env is not None else None,
@@ -203,6 +262,8 @@ def run(
     finally:
         with _LIVE_LOCK:
             _LIVE.discard(proc)
+        if before is not None:
+            _kill_orphans(before)
     for reader in readers:
         reader.join(timeout=5)
     if on_stdout_line is not None and pending and not skipping[0]:

@@ -98,3 +98,18 @@ def test_kill_all_live_stops_running_groups(tmp_path):
     worker.join(timeout=20)
     assert results and results[0].exit_code == -signal.SIGKILL
     assert wait_dead(pid)
+
+
+def test_orphans_that_left_the_group_are_killed_on_request(tmp_path):
+    # A child in a session of its own (as OpenCode runs shell commands) survives the group kill;
+    # with reap_orphans the caller adopts it and kills it. Run in a fresh interpreter: the
+    # adopting process becomes a child subreaper for good, which pytest itself must not.
+    code = ("import sys; from instruction_gate import proc\n"
+            "script = 'setsid sleep 61.75 & echo $! > ' + sys.argv[1] + '; ' + sys.argv[2]\n"
+            "proc.run(['sh', '-c', script], '.', timeout=float(sys.argv[3]), grace=0.3, reap_orphans=True)\n")
+    for ending, timeout in (("exit 0", "30"), ("sleep 60", "1")):
+        pid_file = tmp_path / f"orphan-{timeout}"
+        ran = proc.run([sys.executable, "-c", code, str(pid_file), ending, timeout], tmp_path, timeout=60,
+                       env={"PYTHONPATH": str(proc.Path(__file__).resolve().parents[1])})
+        assert ran.ok, ran.stderr
+        assert wait_dead(int(pid_file.read_text()))

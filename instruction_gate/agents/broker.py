@@ -55,9 +55,10 @@ PROVIDERS = {
                        ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY")),
 }
 #: The provider family an adapter shipped here talks to (others: openai).
-DEFAULT_PROVIDER = {"claude": "anthropic", "gemini": "gemini"}
+#: OpenCode's provider is OpenAI-compatible: the proxy URL goes in as OPENAI_BASE_URL.
+DEFAULT_PROVIDER = {"claude": "anthropic", "gemini": "gemini", "opencode": "openai"}
 OPTIONS = (
-    OptionSpec("wrap", "adapter to wrap: codex (default), claude, gemini, replay, or any command line"),
+    OptionSpec("wrap", "adapter to wrap: codex (default), claude, gemini, opencode, replay, or any command line"),
     OptionSpec("provider", "openai, anthropic or gemini (default: anthropic for claude, gemini for gemini, "
                            "else openai)"),
     OptionSpec("upstream_url", f"provider base URL (default: ${UPSTREAM_VAR}, else the provider's)"),

@@ -155,6 +155,15 @@ def probe_version(binary: str, request: AdapterRequest) -> str | None:
     return lines[0] if result.ok and lines else None
 
 
+def stall_limit(option: float | None, request: AdapterRequest) -> float:
+    """Seconds of silence from the model that count as a hung provider when the deadline kills
+    the CLI: the option, else a quarter of the runner's limit kept within 30-600 s."""
+    if option is not None:
+        return option
+    limit = request.timeout_seconds
+    return 600.0 if limit is None else min(600.0, max(30.0, limit / 4))
+
+
 def agent_timeout(request: AdapterRequest, override: float | None) -> float | None:
     """The adapter's own deadline: the runner's limit minus a margin, or the option if smaller."""
     limit = request.timeout_seconds
@@ -190,7 +199,8 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         remaining = None if deadline is None else max(0.1, deadline - time.monotonic())
         result = proc.run(agent.turn_argv(binary, index, prompt, parser.session_id),  # type: ignore[arg-type]
                           request.workspace, env=env, stdin=agent.turn_stdin(prompt),
-                          timeout=remaining, grace=AGENT_KILL_GRACE, on_stdout_line=lambda line: writer.emit_all(parser.feed(line)))
+                          timeout=remaining, grace=AGENT_KILL_GRACE, reap_orphans=True,
+                          on_stdout_line=lambda line: writer.emit_all(parser.feed(line)))
         events, failure = parser.end_process(result)
         writer.emit_all(events)
         if result.start_error:

@@ -64,6 +64,10 @@ def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path
             opts["model"] = "gemini-scripted"  # no routing side calls: one request per step
             if adapter is None:
                 env.update({"GOOGLE_GEMINI_BASE_URL": provider.url, "GEMINI_API_KEY": "scripted-key"})
+        elif agent == "opencode":
+            opts["model"] = "scripted"
+            if adapter is None:
+                env.update({"OPENAI_BASE_URL": provider.url + "/v1", "OPENAI_API_KEY": "scripted-key"})
         elif adapter is None:
             env.update({"ANTHROPIC_BASE_URL": provider.url, "ANTHROPIC_API_KEY": "scripted-key"})
         opts.update(options or {})
@@ -173,3 +177,21 @@ def gemini_imports(path: str, content: str) -> list[str]:
         elif len(stack) > 1:
             stack.pop()
     return out
+
+
+_OPENCODE_BLOCK = re.compile(r"Instructions from: (/\S+)\n")
+
+
+def opencode_instructions(request: Any) -> list[tuple[str, str]]:
+    """(absolute path, the text that follows its header) of every instruction file OpenCode sent
+    in a chat request, in order: the system prompt's, then those attached to tool results."""
+    found: list[tuple[str, str]] = []
+    for message in (request.body.get("messages") or []) if isinstance(request.body, dict) else []:
+        content = message.get("content") if isinstance(message, dict) else None
+        texts = [content] if isinstance(content, str) else [p.get("text", "") for p in content or []
+                                                            if isinstance(p, dict)]
+        for text in texts:
+            for match in _OPENCODE_BLOCK.finditer(text):
+                if match.group(1) not in [path for path, _ in found]:
+                    found.append((match.group(1), text[match.end():]))
+    return found

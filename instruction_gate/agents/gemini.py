@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from instruction_gate.agents.cli_agent import StreamParser
+from instruction_gate.agents.cli_agent import StreamParser, stall_limit
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.discovery_gemini import gemini_sources
 from instruction_gate.agents.failures import Failure
@@ -113,11 +113,7 @@ class GeminiAgent:
         return ""  # -p appends stdin to the prompt: give it nothing to wait for
 
     def new_parser(self, request: AdapterRequest) -> StreamParser:
-        stall = self.stall_seconds
-        if stall is None:
-            limit = request.timeout_seconds
-            stall = 600.0 if limit is None else min(600.0, max(30.0, limit / 4))
-        return GeminiStream(request.repo_root, self.home.path, stall_seconds=stall,
+        return GeminiStream(request.repo_root, self.home.path, stall_seconds=stall_limit(self.stall_seconds, request),
                             prices_per_mtok=self.prices_per_mtok)
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:

@@ -16,6 +16,7 @@ from typing import Callable
 from instruction_gate.agents import discovery
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.discovery_gemini import gemini_sources
+from instruction_gate.agents.discovery_opencode import opencode_names, opencode_sources, read_attachments
 from instruction_gate.agents.gemini import DEFAULT_CONTEXT_FILES
 
 
@@ -92,6 +93,15 @@ def _gemini_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettin
     return _later(lambda t: _gemini(root, cwd, settings, t), cwd, touched)
 
 
+def _opencode(root: Path, cwd: str, settings: LoadSettings, touched: list[str] = ()) -> list[LoadedFile]:
+    return opencode_sources(root, cwd or ".", attached=read_attachments(root, cwd or ".", touched))
+
+
+def _opencode_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
+    # OpenCode attaches a subdirectory's instruction file to the result of reading a file there.
+    return _later(lambda t: _opencode(root, cwd, settings, t), cwd, touched)
+
+
 LOADERS: dict[str, Loader] = {
     "codex": Loader(
         "codex", "Codex",
@@ -107,6 +117,10 @@ LOADERS: dict[str, Loader] = {
         "gemini", "Gemini CLI",
         names=lambda s: frozenset(Path(n).name for n in s.gemini_names),
         at_start=_gemini, on_touch=_gemini_touch, follows_imports=True),
+    "opencode": Loader(
+        "opencode", "OpenCode",
+        names=lambda s: frozenset(opencode_names()),
+        at_start=_opencode, on_touch=_opencode_touch),
 }
 
 #: Discovery modes: one agent's rules, `both` (Codex and Claude Code, the default of the

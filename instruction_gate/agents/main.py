@@ -6,7 +6,7 @@ import signal
 import sys
 from typing import Callable, NamedTuple, NoReturn
 
-from instruction_gate.agents import claude, codex, gemini
+from instruction_gate.agents import claude, codex, gemini, opencode
 from instruction_gate.agents.cli_agent import CliAgent, run_cli_agent
 from instruction_gate.agents.options import OptionSpec, Options, merged_options, parse_adapter_flags
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter
@@ -23,6 +23,7 @@ AGENTS: dict[str, AgentKind] = {
     "codex": AgentKind(codex.OPTIONS, codex.CodexAgent.from_options),
     "claude": AgentKind(claude.OPTIONS, claude.ClaudeAgent.from_options),
     "gemini": AgentKind(gemini.OPTIONS, gemini.GeminiAgent.from_options),
+    "opencode": AgentKind(opencode.OPTIONS, opencode.OpenCodeAgent.from_options),
 }
 
 

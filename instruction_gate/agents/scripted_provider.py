@@ -1,8 +1,10 @@
 """A scripted model provider on loopback: what the agent CLIs talk to when no model may be used.
 
-`ScriptedProvider` serves both wire formats the shipped adapters need — the OpenAI Responses
-API (`POST …/responses`, Codex as a `model_providers` entry) and the Anthropic Messages API
-(`POST …/v1/messages`, Claude Code behind `ANTHROPIC_BASE_URL`) — as server-sent events. Each
+`ScriptedProvider` serves the wire formats the shipped adapters need — the OpenAI Responses
+API (`POST …/responses`, Codex as a `model_providers` entry), the Anthropic Messages API
+(`POST …/v1/messages`, Claude Code behind `ANTHROPIC_BASE_URL`), the Gemini API
+(`sse_gemini.py`) and OpenAI Chat Completions (`POST …/chat/completions`, OpenCode's custom
+provider; `sse_chat.py`) — as server-sent events. Each
 model request takes the next `Step` of the script; every request is logged with its decoded
 body, so a test (or `instruction-gate doctor`) can compare what the adapter says reached the
 model with what actually did. Auxiliary calls (Claude Code's title and quota probes, token
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 
-from instruction_gate.agents import sse_formats, sse_gemini
+from instruction_gate.agents import sse_chat, sse_formats, sse_gemini
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class Step:
     cached_tokens: int = 0
     output_tokens: int = 10
     times: int = 1
+    retry_after_ms: int | None = None  #: a `status` answer's `retry-after-ms` header
 
 
 @dataclass
@@ -58,6 +61,8 @@ def is_model_call(path: str, body: Any) -> bool:
     """A request the agent needs an answer from (not an auxiliary probe)."""
     if path.rstrip("/").endswith("/responses"):
         return True
+    if sse_chat.is_chat(path):
+        return sse_chat.is_model_call(path, body)
     if not path.split("?")[0].rstrip("/").endswith("/v1/messages") or not isinstance(body, dict):
         return False
     # Claude Code's side calls (titles, quota checks) carry no tools; the agent loop always does.
@@ -151,7 +156,7 @@ class ScriptedProvider:
                 path = self.path.split("?")[0]
                 if model_call:
                     step: Step | None = provider.responder(body) if provider.responder else provider.next_step()
-                elif anthropic and not path.endswith("count_tokens"):
+                elif (anthropic and not path.endswith("count_tokens")) or sse_chat.is_chat(path):
                     step = Step("text", text=provider.aux_text)  # a side call: answered, not scripted
                 else:
                     step = None
@@ -163,9 +168,11 @@ class ScriptedProvider:
                 else:
                     self._json(200, {})
 
-            def _json(self, status: int, payload: Any) -> None:
+            def _json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
@@ -177,13 +184,20 @@ class ScriptedProvider:
                     self.close_connection = True
                     return
                 if step.kind == "status":
-                    self._json(step.status, sse_formats.error_body(anthropic, step.status, step.message))
+                    # OpenCode waits as long as `retry-after-ms` says (else 2 s, doubling, 5 retries).
+                    retry = {"retry-after-ms": str(step.retry_after_ms)} if step.retry_after_ms is not None else None
+                    self._json(step.status, sse_formats.error_body(anthropic, step.status, step.message), retry)
                     return
                 # Claude Code falls back to a non-streamed request when a stream fails: the
                 # scripted fault applies to both.
                 stream = not isinstance(body, dict) or body.get("stream", True)
+                chat = sse_chat.is_chat(self.path)
+                if chat and not stream:
+                    self._json(200, sse_chat.completion(step, body))
+                    return
                 if stream:
-                    build = sse_formats.anthropic_events if anthropic else sse_formats.openai_events
+                    build = (sse_formats.anthropic_events if anthropic else
+                             sse_chat.events if chat else sse_formats.openai_events)
                     chunks = build(step, body)
                     content_type = "text/event-stream"
                 else:

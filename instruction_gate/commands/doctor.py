@@ -20,14 +20,14 @@ from pathlib import Path
 
 from instruction_gate import git
 from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, gemini_context,
-                                                 gemini_imports, run_live)
+                                                 gemini_imports, opencode_instructions, run_live)
 from instruction_gate.agents.scripted_provider import Step
 from instruction_gate.errors import EXIT_NOT_EVALUATED
 
 _FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@docs/style.md\n",
           "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
           "pkg/app.py": "x = 1\n"}
-_TOOL = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command"}
+_TOOL = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +60,8 @@ def _sent_sources(agent: str, run: LiveRun, repo: Path) -> list[str]:
 
     if agent == "claude":
         return [rel(p) for p, _ in claude_memory(run.requests[0])]
+    if agent == "opencode":
+        return [rel(p) for p, _ in opencode_instructions(run.requests[0])]
     if agent == "gemini":  # each context file, then the files inlined into it
         return [rel(f) for p, text in gemini_context(run.requests[0]) for f in (p, *gemini_imports(p, text))]
     sent = codex_instructions(run.requests[0]) or ""
@@ -72,12 +74,15 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
     options = {"binary": binary}
     if agent == "claude":
         options.update({"max_retries": "0", "request_timeout_seconds": "10"})
+    if agent == "opencode":
+        options["stall_seconds"] = "5"  # its five retries back off for a minute without retry-after
 
     def live(name: str, script: list[Step], **kwargs) -> LiveRun:
         return run_live(agent, Path(binary), repo, script, root / name, options=options, timeout=45, **kwargs)
 
     checks: list[Check] = []
-    run = live("format", [Step("tool", name=_TOOL[agent], args={"command": "exit 3"}, input_tokens=150,
+    args = {"command": "exit 3", **({"description": "exit 3"} if agent == "opencode" else {})}
+    run = live("format", [Step("tool", name=_TOOL[agent], args=args, input_tokens=150,
                                output_tokens=11),
                           Step("text", text="Finished.", input_tokens=170, output_tokens=13)], cwd="pkg")
     result = run.result
@@ -89,12 +94,14 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
     checks.append(Check("discovery", result.get("instruction_sources") == sent,
                         f"adapter reported {result.get('instruction_sources')}, the model received {sent}"))
     cached = agent == "claude"  # Anthropic's input_tokens exclude cache reads; the adapter's include them
-    expected = (sum(r.step.input_tokens + (r.step.cached_tokens if cached else 0) for r in run.answered),
-                sum(r.step.output_tokens for r in run.answered))
+    # OpenCode leaves its title call out of the usage it reports: the agent loop's calls only.
+    counted = run.requests if agent == "opencode" else run.answered
+    expected = (sum(r.step.input_tokens + (r.step.cached_tokens if cached else 0) for r in counted),
+                sum(r.step.output_tokens for r in counted))
     reported = (result.get("input_tokens"), result.get("output_tokens"))
     checks.append(Check("usage", reported == expected, f"adapter reported {reported}, the provider sent {expected}"))
     for status, reason in ((500, "provider_error"), (401, "auth_failed")):
-        failed = live(f"status-{status}", [Step("status", status=status, times=0)]).result
+        failed = live(f"status-{status}", [Step("status", status=status, times=0, retry_after_ms=10)]).result
         got = (failed.get("failure_class"), failed.get("failure_reason"))
         checks.append(Check(f"HTTP {status}", got == ("infrastructure", reason),
                             f"classified as {got}, expected ('infrastructure', {reason!r})"))

@@ -19,6 +19,14 @@ def transcript_lines(name: str, repo: Path) -> list[bytes]:
     return [line.encode() for line in text.splitlines()]
 
 
+def write(root: Path, rel: str, text: str) -> Path:
+    """A file below `root`, its directories made."""
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def exited(code: int = 0, stderr: str = "", timed_out: bool = False) -> ProcResult:
     return ProcResult(("agent",), code, "", stderr, 0.1, timed_out=timed_out)
 

@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
+
+from agent_helpers import write
 
 from instruction_gate.agents.discovery import (
     LoadedFile, claude_imports, claude_sources, codex_chain, result_fields)
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_codex_picks_one_file_per_directory_root_first(tmp_path):

@@ -7,19 +7,12 @@ import os
 from pathlib import Path
 
 import pytest
-from agent_helpers import TRANSCRIPTS, exited, parse
+from agent_helpers import TRANSCRIPTS, exited, parse, write
 
 from instruction_gate.agents.discovery_gemini import gemini_imports, gemini_sources
 from instruction_gate.agents.gemini_home import workspace_hazards
 from instruction_gate.agents.gemini_session import shell_exit_code
 from instruction_gate.agents.gemini_stream import GeminiStream
-
-
-def write(root: Path, rel: str, text: str) -> Path:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_imports_run_to_the_next_space_and_skip_code():

@@ -17,7 +17,8 @@ def _run(agent, binary, tmp_path, header):
     repo.commit({"AGENTS.md": "Rules.\n", "CLAUDE.md": "Rules.\n"})
     tool = {"codex": Step("tool", name="shell", args={"command": "env"}),
             "claude": Step("tool", name="Bash", args={"command": "env"}),
-            "gemini": Step("tool", name="run_shell_command", args={"command": "env"})}[agent]
+            "gemini": Step("tool", name="run_shell_command", args={"command": "env"}),
+            "opencode": Step("tool", name="bash", args={"command": "env", "description": "env"})}[agent]
     run = run_live(agent, binary, repo.path, [tool, Step("text", text="done")], tmp_path, adapter="broker",
                    options={"wrap": agent}, runner_env={"INSTRUCTION_EVAL_BROKER_TOKEN": TOKEN})
     assert run.result["status"] == "completed", run.stderr
@@ -40,3 +41,7 @@ def test_claude_through_the_broker(claude_bin, tmp_path):
 
 def test_gemini_through_the_broker(gemini_bin, tmp_path):
     _run("gemini", gemini_bin, tmp_path, "x-goog-api-key")
+
+
+def test_opencode_through_the_broker(opencode_bin, tmp_path):
+    _run("opencode", opencode_bin, tmp_path, "Authorization")

@@ -14,7 +14,8 @@ import pytest
 from instruction_gate import demo_repo, proc
 from instruction_gate.agents.scripted_provider import ScriptedProvider, Step
 from instruction_gate.commands.demo import candidate_regressions
-from instruction_gate.agents.conformance import claude_memory, codex_instructions, gemini_context
+from instruction_gate.agents.conformance import (claude_memory, codex_instructions, gemini_context,
+                                                 opencode_instructions)
 
 TASKS = ("bug-tax-rounding", "add-idempotency-test")
 TEST_LINE = "Run the tests with `python -m pytest -q` before finishing."
@@ -34,6 +35,9 @@ def _responder(agent: str, suite):
         elif agent == "gemini":
             done = text.count('"functionResponse"')
             instructions = "\n".join(t for _, t in gemini_context(type("R", (), {"body": body})))
+        elif agent == "opencode":
+            done = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
+            instructions = "\n".join(t for _, t in opencode_instructions(type("R", (), {"body": body})))
         else:
             done = text.count('"tool_result"')
             instructions = "\n".join(t for _, t in claude_memory(type("R", (), {"body": body})))
@@ -41,14 +45,15 @@ def _responder(agent: str, suite):
         if TEST_LINE in instructions:
             steps.append("python -m pytest -q")
         if done < len(steps):
-            tool = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command"}[agent]
-            return Step("tool", name=tool, args={"command": steps[done]})
+            tool = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash"}[agent]
+            described = {"description": "step"} if agent == "opencode" else {}
+            return Step("tool", name=tool, args={"command": steps[done], **described})
         return Step("text", text="Done.")
 
     return respond
 
 
-@pytest.mark.parametrize("agent", ["codex", "claude", "gemini"])
+@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "opencode"])
 def test_gate_verdict_follows_what_reached_the_model(agent, request, tmp_path):
     binary = request.getfixturevalue(f"{agent}_bin")
     candidate_file = tmp_path / "AGENTS.md"
@@ -67,6 +72,8 @@ def test_gate_verdict_follows_what_reached_the_model(agent, request, tmp_path):
             options.update({"model": "scripted", "sandbox": "danger-full-access"})
         elif agent == "gemini":
             options["model"] = "gemini-scripted"
+        elif agent == "opencode":
+            options["model"] = "scripted"
         runner = [sys.executable, str(suite / "runner.py"), "--repo", str(repo.path),
                   "--manifest", str(suite / "manifest.json"), "--base", repo.base, "--candidate", repo.candidate,
                   "--out", str(results), "--adapter", f"{sys.executable} {suite / 'adapters' / 'broker'}",
