@@ -84,12 +84,14 @@ def _contradictions(loaded: list[tuple[str, Directive]]) -> Iterator[tuple[tuple
 def check(ctx: LintContext) -> Iterator[Finding]:
     parsed = {path: directives(text) for path, text in ctx.texts.items()}
     groups = {(path,) for path in ctx.texts}
-    groups |= {tuple(f.path for f in chain.files if f.path in ctx.texts) for chain in ctx.chains}
+    # A file a chain reaches twice (a second name for it, an import) is read once.
+    groups |= {tuple(dict.fromkeys(f.path for f in chain.files if f.path in ctx.texts)) for chain in ctx.chains}
     reported: set[tuple] = set()
     for group in sorted(groups):
         loaded = [(path, d) for path in group for d in parsed[path]]  # load order: later wins
         for (earlier_path, earlier), (later_path, later) in _contradictions(loaded):
-            pair = (earlier_path, earlier.line, earlier.column, later_path, later.line, later.column)
+            # One finding per pair of rules, whichever order an agent loads them in (OpenCode: nearest first).
+            pair = frozenset({(earlier_path, earlier.line, earlier.column), (later_path, later.line, later.column)})
             if pair in reported:
                 continue
             reported.add(pair)
