@@ -66,8 +66,9 @@ def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -
         for match in _CD.finditer(text):
             runner_dirs.add(posixpath.normpath(posixpath.join(here, match.group(1))).lstrip("./"))
         for token in set(_TOKEN.findall(text)):
+            dotted = token.rstrip(".,:;*")  # `.rubocop.yml`: a dotfile keeps its leading dot
             token = token.strip(".,:;*").lstrip("@")
-            for candidate in {token, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token))}:
+            for candidate in {token, dotted, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token))}:
                 candidate = candidate.strip("/")
                 if not candidate or candidate.startswith(".."):
                     continue
