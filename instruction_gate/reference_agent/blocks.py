@@ -1,0 +1,100 @@
+"""Fenced code blocks in instruction files: which of their lines are directives.
+
+A block contributes commands only when the clause right above introduces it ("Run these before
+committing:") or, under a set-up or testing heading, as set-up steps or the one line that runs
+the whole suite; code examples, reference blocks and single-test variants contribute nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from instruction_gate.lint import markdown
+from instruction_gate.lint.references import CODE_LANGUAGES
+from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written
+from instruction_gate.reference_agent.phrases import (
+    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SITUATION, SLOT_RE, TESTS,
+)
+
+#: (kind, command, line, the text it was read from)
+BlockDirective = tuple[str, str, int, str]
+
+#: Sections whose fenced blocks are set-up steps, or name the test command.
+_SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
+_TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
+_SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+(?:unit\s+)?"
+                             r"(?:tests?|test\s+suite|suite)\b")
+
+
+def lead_of_block(clause: str, section: str) -> str | None:
+    """The kind a directly following fenced block's commands get, when this clause introduces them:
+    "Run the tests:", "Always run these commands before committing.", "Install the tools:"."""
+    low = re.sub(r"\([^)]*\)", " ", clause.lower()).rstrip()
+    if ASIDE_SECTION.search(section):
+        return None
+    if SLOT_RE.search(low) or NEGATION.search(low) or SITUATION.search(BEFORE_FINISHING.sub(" ", low)):
+        return None
+    imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
+    tests = bool(imperative and imperative.group("run") and TESTS.search(low)) and \
+        not re.search(r"\b(?:these|checks|all\s+of|following)\b", low)
+    if imperative and (tests or BEFORE_FINISHING.search(low) or CHECKLIST.search(section) or
+                       re.search(r"\b(?:these|following|install|set\s+up)\b", low)):
+        return "test_command" if tests else "run"
+    if BEFORE_FINISHING.search(low) or re.search(r"\b(?:mandatory|required)\W*:$", low):
+        return "run"
+    return None
+
+
+def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, str]]:
+    """(line, command, trailing comment) of each command line of a fenced block."""
+    out, above = [], ""
+    for line in markdown.lines(text[block.start:block.end]):
+        body = line.text.strip()
+        if body.startswith("#") and not body.startswith("#!"):
+            above = body  # a comment line describes the command under it
+            continue
+        if not body or body.startswith(("```", "~~~", "//")):
+            continue
+        body = body[2:] if body.startswith("$ ") else body
+        command, _, comment = body.partition("  #")
+        command = command.strip()
+        if runnable_as_written(command):
+            out.append((block.line + line.number - 1, command, "#" + comment if comment else above))
+        above = ""
+    return out
+
+
+def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
+                section: str, aside: bool = False) -> list[BlockDirective]:
+    """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
+    or testing heading, its set-up steps or the line that runs the whole test suite."""
+    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES or ASIDE_SECTION.search(section):
+        return []  # a code example, or commands for particular needs (tips, troubleshooting, reference)
+    commands = _block_commands(text, block)
+    out: list[BlockDirective] = []
+    if lead is not None:
+        kind, said = lead
+        for number, command, comment in commands:
+            if picks_one_test(command) or re.search(r"\b(?:one|single|specific)\b", comment.lower()):
+                continue
+            this = "test_command" if kind == "run" and _SUITE_COMMENT.search(comment.lower()) else kind
+            out.append((this, command, number, said))
+            kind = "run" if kind == "test_command" else kind  # one test command per block
+        return out
+    if _SETUP_SECTION.search(section):
+        return [("run", c, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
+    if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or NEGATION.search(section.rsplit(" / ", 1)[-1]):
+        return []  # "To run specific tests:", "Fallback without nextest", "Do NOT use `--filter`": not the suite
+    commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())]
+    suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
+    if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
+        suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
+    return [("test_command", c, n, section) for n, c in suite[:1]]
+
+
+
+#: A comment marking a line as what not to do: "# _WRONG - VSTest-style filter".
+_WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
+_ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
+#: Long-running servers and watchers are not steps to run and wait for.
+_SERVER = re.compile(r"\b(?:dev\s+server|server|watch|serve|start)\b")

@@ -1,0 +1,114 @@
+"""The directive grammar's vocabulary: the phrases that make a clause a directive, or keep it from being one.
+
+Shared by the clause grammar (`directives`) and the fenced-block reader (`blocks`); each pattern
+works on a lower-cased clause whose backticked spans are numbered slots (`\x00N\x00`).
+"""
+
+from __future__ import annotations
+
+import re
+
+CODE = re.compile(r"`([^`\n]+)`")
+SLOT = "\x00{}\x00"
+SLOT_RE = re.compile(r"\x00(\d+)\x00")
+#: Clause boundaries: sentence ends (also inside emphasis: "**Always do X.** Run …"), "but", dashes, and a new always/never rule after "and".
+SENTENCE_END = re.compile(r"(?i)(?<=[.!?;])[*_]*\s+|\s+but\s+|\s+—\s+|,?\s+and\s+(?=(?:always|never|do not|don't)\b)"
+                           r"|,\s+(?=not\s)")
+#: Letters only around the word: emphasis (`_never_`, `**never**`) does not hide it.
+NEGATION = re.compile(r"(?<![a-z0-9])(?:never|do not|don't|must not|should not|may not|avoid|forbidden|prohibited|"
+                       r"not allowed|not permitted)(?![a-z0-9])")
+POSTFIX = re.compile(r"\b(?:is|are)\s+(?:forbidden|prohibited|not allowed|not permitted)\b")
+FORBID_VERB = re.compile(r"\b(?:run|running|execute|executing|invoke|invoking|call|calling|use|using|do|doing)\b")
+EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|update|editing|modifying|changing|touching|"
+                        r"updating)\b")
+#: "When running `nu -c`, never use `echo`": a rule for one situation, not a blanket ban.
+SCOPED = re.compile(r"^\W*(?:when|whenever|while|if)\b")
+#: What follows these in a prohibition illustrates it or names the alternative: not forbidden itself.
+EXAMPLE_AFTER = re.compile(r"\b(?:like|e\.g\.?|for\s+example|for\s+instance|such\s+as|instead)\b")
+#: A protected path or glob: a directory, a glob, a dotfile or a file name with a file extension
+#: (`process.env` and `os.environ` are names in code, not files).
+PATH_LIKE = re.compile(r"(?i)^(?:[\w.*@-]*/[\w./*@-]*|\*[\w./*-]*|\.[\w.-]+|[\w*-]+(?:\.[\w-]+)*\.(?:md|mdx|rst|txt|json|"
+                        r"jsonc|ya?ml|toml|lock|cfg|ini|config|props|targets|xml|html?|css|scss|py|pyi|ts|tsx|js|mjs|cjs|"
+                        r"jsx|go|mod|sum|rs|rb|java|kt|cs|csproj|sln|slnx|swift|c|h|cc|cpp|hpp|sh|ps1|sql|proto|snap|"
+                        r"svg|png|xlf|resx|lua|ex|exs|php|gradle)|Makefile|Dockerfile|Gemfile|Rakefile|LICENSE|"
+                        r"CODEOWNERS|Justfile|Procfile)$")
+#: File names written without backticks ("Never change global.json or NuGet.config files").
+BARE_FILE = re.compile(r"(?<![\w./`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:json|ya?ml|toml|lock|config|props|targets|"
+                        r"xml|md|cfg|ini|txt))(?![\w/-])", re.IGNORECASE)
+APPROVAL = re.compile(r"\bask\s+(?:for\s+|a\s+human\s+for\s+)?(?:approval|permission|confirmation)\s+before\b")
+
+TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
+FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|committing|you\s+commit|pushing|you\s+push|"
+              r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+a\s+(?:pull\s+request|pr)|"
+              r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
+BEFORE_FINISHING = re.compile(rf"\bbefore\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
+BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b")
+#: Words that, before a command, make it optional or tied to a situation, not meant for every change.
+SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
+                        r"specific|single|particular|individual|windows|macos|linux|only|e\.g|for example|"
+                        r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
+#: "Before making changes that touch the architecture": one kind of change, not every change.
+PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
+                                 r"involves)\b")
+#: "Run `X` if adding dependencies", "Run `X` when you change the schema": a condition after the command.
+TRAILING_CONDITION = re.compile(r"^[\s,(]*(?:only\s+)?(?:if|when|whenever|unless|in\s+case)\b(?!\s+(?:you\s+are|you're)\s+"
+                                 r"(?:done|finished))")
+#: Purposes and occasions that tie a command to one kind of change, wherever they stand.
+OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
+                         r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
+                         r"(?!(?:any\s+|your\s+|the\s+)?(?:(?:code|source)(?:\s+(?:code|files))?|files|changes)\b(?!\s+[a-z]))|"
+                         r"for\s+updates|upgrad(?:e|ing))\b")
+#: What may precede an imperative verb at the start of a clause.
+LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
+         rf"afterwards|before\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
+         r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
+         r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|"
+         r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
+         r"after\s+(?:your|each|every|any)\s+change,|"
+         r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
+         r"ensure\s+(?:that\s+)?you)\s+)*")
+RUN_START = re.compile(LEAD + r"(?:run|execute|invoke)\b")
+READ = re.compile(LEAD + r"(?:read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
+#: "See `AGENTS.md` for the shared agent instructions": a pointer to the rules to follow is a read.
+INSTRUCTIONS_POINTER = re.compile(LEAD + r"(?:see|refer\s+to)\s+(?:\x00\d+\x00|[\w./-]+\.md)\s+for\s+(?:the\s+|all\s+|our\s+)?"
+                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b")
+USE_START = re.compile(LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s+(?:to\s+(?:run|format|lint|test|"
+                        r"check|type-?check|build|verify|validate|fix|install)|for\s+(?:running|formatting|linting|"
+                        r"testing|checking|type-?checking|building|verifying|validating))\b")
+#: "Use `mix precommit` when you are done": a finishing step.
+USE_WHEN_DONE = re.compile(LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00")
+#: "make sure `tools/format.js` is run".
+ENSURE_RUN = re.compile(LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\x00\s+(?:is|gets|was|has\s+been)\s+run\b")
+#: "Install dependencies with `X`", "Lint your changes with `X`", "Keep code formatted with `X`".
+TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
+                         r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
+#: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
+TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:(?:tests?|testing|test suite|specs?)"
+                         r"(?:\s*\((?:all|full)\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
+                         r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
+#: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
+SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|deps|packages|requirements)|setup|"
+                          r"set\s+up)\W*:[\s*_]*\x00(\d+)\x00\W*$")
+LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
+#: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
+VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
+                     r"\b(?:make\s+sure|ensure)\b[^.]{0,40}\btests?\b[^.]{0,20}\bpass|"
+                     r"^\W*(?:always\s+)?run\s+(?:the\s+|all\s+|your\s+)?tests?\s+(?:after|before)\b|"
+                     r"^\W*all\s+tests\s+pass\b")
+#: Between a run verb and its command: a short object ("the payments tests with"), never a word that
+#: turns the command into something else's object ("run into errors with no `x`").
+GAP_WORD = re.compile(r"[\w'/-]+|[:,]")
+GAP_STOP = frozenset("to for so which because if when that no not without into out away across over under unless "
+                      "until while on them it those".split())
+
+
+#: Sections whose commands are for particular needs, not for every change.
+ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
+                            r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b")
+#: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
+FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
+#: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".
+CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
+                        r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
+#: A checklist item "<label>: `cmd`" ("All tests pass: `go test ./...`", "Linting clean: `X`").
+CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:[\s*_]*\x00(\d+)\x00\W*$")
