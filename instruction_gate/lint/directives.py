@@ -38,6 +38,8 @@ class Directive:
     column: int  #: 0-based column of the marker word
     start: int  #: character offset of the marker in the text
     end: int  #: offset where the action ends
+    #: "When debugging, never run X": the sentence opens on a situation, so the rule holds only there
+    scoped: bool = False
 
 
 def _stem(word: str) -> str:
@@ -53,20 +55,31 @@ def normalize(action: str) -> tuple[str, ...]:
     return tuple(_stem(w) for w in words if w and w not in _STOP)
 
 
-def _directive(text: str, positive: bool, marker: int, action_start: int, end: int) -> Directive | None:
+#: A sentence opening on the situation its rule is for: "When debugging, never …", "If CI is red, …".
+_SITUATION_FIRST = re.compile(r"(?i)^\W*(?:when|whenever|while|if|during|unless|once|in\s+case)\b[^,]*,\s*[*_]*$")
+
+
+def _scoped(prose: str, marker: int) -> bool:
+    """Whether the sentence holding `marker` (an offset into `prose`) opens on a situation."""
+    starts = [m.end() for m in re.finditer(r"[.;!?](?:\s|$)", prose[:marker])]
+    return bool(_SITUATION_FIRST.match(prose[starts[-1] if starts else 0:marker]))
+
+
+def _directive(text: str, positive: bool, marker: int, action_start: int, end: int,
+               scoped: bool = False) -> Directive | None:
     action_text = text[action_start:end].rstrip(" \t\r\n,;:-—–(")  # from the text itself, not the masked copy
     action = normalize(action_text)
     if not action:
         return None
     line = markdown.line_of(text, marker)
     column = marker - (text.rfind("\n", 0, marker) + 1)
-    return Directive(positive, action, " ".join(action_text.split()), line, column, marker, end)
+    return Directive(positive, action, " ".join(action_text.split()), line, column, marker, end, scoped)
 
 
 def directives(text: str) -> list[Directive]:
     """Directives of each paragraph, list item and heading, read whole: hard-wrapped Markdown
     continues a sentence on the next line, and a rule cut at the line break reads as another rule."""
-    spans = []  # (positive, marker, action start, end) as offsets into `text`
+    spans = []  # (positive, marker, action start, end, scoped) as offsets into `text`
     for block in markdown.blocks(text):
         if block.kind == "code":
             continue
@@ -74,17 +87,17 @@ def directives(text: str) -> list[Directive]:
         # spans (`make -C .. test`) must not end a sentence.
         prose = markdown.mask_in_code_spans(text[block.start:block.end].replace("\r", " ").replace("\n", " "), ".;!?")
         spans += [(m.group("pos") is not None, block.start + m.start(), block.start + m.start("action"),
-                   block.start + m.end()) for m in _DIRECTIVE.finditer(prose)]
-        spans += [(True, block.start + m.start("action"), block.start + m.start("action"), block.start + m.end())
-                  for m in _IMPERATIVE.finditer(prose)]
-    negatives = sorted(marker for positive, marker, _, _ in spans if not positive)
+                   block.start + m.end(), _scoped(prose, m.start())) for m in _DIRECTIVE.finditer(prose)]
+        spans += [(True, block.start + m.start("action"), block.start + m.start("action"), block.start + m.end(),
+                   False) for m in _IMPERATIVE.finditer(prose)]
+    negatives = sorted(marker for positive, marker, _, _, _ in spans if not positive)
     found = []
-    for positive, marker, action_start, end in spans:
+    for positive, marker, action_start, end, scoped in spans:
         if positive:
             # "Use RMCP types, never create wrappers": the rule ends where a prohibition begins.
             after = bisect.bisect_right(negatives, action_start)
             end = negatives[after] if after < len(negatives) and negatives[after] < end else end
-        directive = _directive(text, positive, marker, action_start, end)
+        directive = _directive(text, positive, marker, action_start, end, scoped)
         if directive:
             found.append(directive)
     return found
@@ -100,9 +113,12 @@ def same_action(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 def contradicts(a: Directive, b: Directive) -> bool:
     """Opposite directives about one action, or a prohibition of something a rule requires: "Never
     run `make test`" forbids "Run `make test` before committing", whose extra words only narrow it.
-    A narrower prohibition ("Never run `make test` on main") is an exception, not a contradiction."""
+    A narrower prohibition ("Never run `make test` on main", "When debugging, never run `make test`") is
+    an exception, not a contradiction."""
     if a.positive == b.positive:
         return False
     positive, negative = (a, b) if a.positive else (b, a)
+    if negative.scoped and not positive.scoped:
+        return False
     covered = len(negative.action) >= 2 and set(negative.action) <= set(positive.action)
     return same_action(a.action, b.action) or covered

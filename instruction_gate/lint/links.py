@@ -69,6 +69,8 @@ def _import_findings(ctx: LintContext, source: str, text: str) -> Iterator[Findi
     for ref in claude_imports(text):
         base = ref.rstrip(_PUNCTUATION) or ref
         number = next((ln.number for ln in markdown.lines(text) if f"@{ref}" in ln.text), 1)
+        if _path_alias(ctx, base):
+            continue  # `@/components/Button`: a TypeScript path alias for a module of this tree
         if not is_path_text(ref):
             problem = ("names no file an agent can load (it holds a NUL or another control character); "
                        "agents skip it")
@@ -91,6 +93,17 @@ def _import_findings(ctx: LintContext, source: str, text: str) -> Iterator[Findi
             continue
         yield Finding("IG003", source, number, f"Import `@{quote(base)}` {problem}.", f"import:{base}")
     yield from _too_deep(ctx, source, text)
+
+
+def _path_alias(ctx: LintContext, ref: str) -> bool:
+    """`@/lib/utils` (ref `/lib/utils`): the `@/` alias bundlers map to a source root, naming a module
+    that is in this tree below some directory (`src/lib/utils.ts`), with or without its extension.
+    An absolute path to anything else (`@/etc/hosts`) is still an import from outside."""
+    if not ref.startswith("/") or ref.startswith("//") or len(ref) < 2:
+        return False
+    tail = ref.rstrip("/")
+    return any(("/" + d).endswith(tail) for d in ctx.dirs) or any(
+        ("/" + f).endswith(tail) or ("/" + f).rsplit(".", 1)[0].endswith(tail) for f in ctx.tree.files())
 
 
 def _inside(directory: str, path: str) -> bool:
