@@ -22,7 +22,8 @@ BlockDirective = tuple[str, str, int, str]
 #: Sections whose fenced blocks are set-up steps, or name the test command.
 _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
-_SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+(?:unit\s+)?"
+_SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
+                             r"(?:(?!integration|e2e|slow|live)[\w.+-]+\s+)?(?:unit\s+)?"
                              r"(?:tests?|test\s+suite|suite)\b")
 
 
@@ -68,33 +69,44 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
                 section: str, aside: bool = False) -> list[BlockDirective]:
     """Directives of a fenced block: those its introducing clause gives it, else, under a set-up
     or testing heading, its set-up steps or the line that runs the whole test suite."""
-    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES or ASIDE_SECTION.search(section):
-        return []  # a code example, or commands for particular needs (tips, troubleshooting, reference)
+    if markdown.fence_languages(text[block.start:block.end]).get(1) in CODE_LANGUAGES:
+        return []  # a code example
     commands = _block_commands(text, block)
+    # `cargo fmt  # format (required)`: a line the block itself marks as a step, even in a reference list
+    required = [("run", c, n, comment) for n, c, comment in commands if _REQUIRED.search(comment.lower())]
+    if ASIDE_SECTION.search(section):
+        return required  # otherwise commands for particular needs (tips, troubleshooting, reference)
     out: list[BlockDirective] = []
     if lead is not None:
         kind, said = lead
+        tests_lead = kind == "test_command"
         for number, command, comment in commands:
             if picks_one_test(command) or re.search(r"\b(?:one|single|specific)\b", comment.lower()):
                 continue
+            if tests_lead and kind == "run" and comment:
+                continue  # "Run the tests:" then `rake smoke  # Quick smoke test`: an alternative, not a step
             this = "test_command" if kind == "run" and _SUITE_COMMENT.search(comment.lower()) else kind
             out.append((this, command, number, said))
             kind = "run" if kind == "test_command" else kind  # one test command per block
         return out
+    if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or NEGATION.search(section.rsplit(" / ", 1)[-1]):
+        return required  # "To run specific tests:", "Otherwise, prefix …:", "Do NOT use `--filter`": not steps
     if _SETUP_SECTION.search(section):
         return [("run", c, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
-    if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or NEGATION.search(section.rsplit(" / ", 1)[-1]):
-        return []  # "To run specific tests:", "Fallback without nextest", "Do NOT use `--filter`": not the suite
-    commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())]
+    # `cd actionview && bin/test  # Run all tests`: one subproject's suite, not the repository's
+    commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())
+                and not _SUBPROJECT.match(c)]
     suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
     if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
-    return [("test_command", c, n, section) for n, c in suite[:1]]
+    return required + [("test_command", c, n, section) for n, c in suite[:1]]
 
 
 
-#: A comment marking a line as what not to do: "# _WRONG - VSTest-style filter".
+#: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
 _WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
+_REQUIRED = re.compile(r"\((?:required|mandatory)\)|^#\s*(?:required|mandatory)\b")
+_SUBPROJECT = re.compile(r"^cd\s+\S+\s*&&")
 #: Long-running servers and watchers are not steps to run and wait for.
 _SERVER = re.compile(r"\b(?:dev\s+server|server|watch|serve|start)\b")

@@ -25,11 +25,12 @@ from instruction_gate.lint import markdown
 from instruction_gate.reference_agent import blocks
 from instruction_gate.reference_agent.command_text import is_command, picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE,
+    APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
     EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
-    POSTFIX, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE,
+    POSTFIX, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
     TASK_START, TESTS, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
+    WITHOUT_APPROVAL,
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
@@ -92,13 +93,14 @@ def _readable(clause: str, codes: list[str]) -> str:
     return SLOT_RE.sub(lambda m: f"`{codes[int(m.group(1))]}`", clause).strip()
 
 
-def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "") -> Found:
+def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "",
+                 subject: str | None = None) -> Found:
     if SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start()):
         return []  # "when running `nu -c`, never use `echo`": scoped to one situation
     if example := EXAMPLE_AFTER.search(low, negation.end()):
         low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
     if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):
-        return _protected(low, codes, negation, edit, clause)
+        return _protected(low, codes, negation, edit, clause, subject)
     if verb := FORBID_VERB.search(low, negation.end()):
         slots = list(SLOT_RE.finditer(low, verb.end()))
         if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)",
@@ -116,15 +118,21 @@ def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: st
     return []  # a negated sentence never becomes a positive directive
 
 
-def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str) -> Found:
+def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str,
+               subject: str | None = None) -> Found:
     """Paths a prohibition of editing names: in backticks after the verb, written bare after it
-    ("Never change global.json"), or before it when it closes the clause ("`x/*.cs` (generated,
-    don't edit)"). Only what looks like a path or a glob counts."""
+    ("Never change global.json"), before it when it opens and closes the clause ("`x/*.cs`
+    (generated, don't edit)"; not "the signatures in `pkg/` should not change"), or the path its
+    list item opens with, when the prohibition points back at it ("`upstream/` - … Do not modify
+    these"). Only what looks like a path or a glob counts."""
     after = _slots_after(low, verb.end(), codes)
     if not after and not SLOT_RE.search(low, verb.end()):
         bare = BARE_FILE.findall(SLOT_RE.sub(" ", clause[verb.end():])) if clause else []
-        after = bare or (_slots_after(low[:negation.start()], 0, codes)
-                         if re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) else [])
+        closing = re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) and (
+            re.match(r"^\W*\x00\d+\x00", low) or re.search(r"[(—–]\s*[^()]*$", low[:negation.start()]))
+        after = bare or (_slots_after(low[:negation.start()], 0, codes) if closing else [])
+        if not after and subject and re.match(r"\s+(?:these|this|them|it|those)\b", low[verb.end():]):
+            after = [subject]
     return [("protect_path", t) for t in after if PATH_LIKE.match(t.strip())]
 
 
@@ -151,16 +159,28 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
     return [], False
 
 
-def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
+def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str | None = None) -> Found:
+    """The directives of one clause; `subject` is the path or command its list item opens with."""
     low = clause.lower()
     if approval := APPROVAL.search(low):
         targets = _slots_after(low, approval.end(), codes)
         kind: DirectiveKind = "approve_edit" if EDIT_VERB.search(low, approval.end()) else "approve_command"
         return [(kind, t) for t in targets]
-    if negation := NEGATION.search(low):
-        return _prohibition(low, codes, negation, clause)
+    if (negation := NEGATION.search(low)) and (lifted := WITHOUT_APPROVAL.search(low, negation.end())):
+        # "Do not run `git push --force` without explicit approval": ask first, not never
+        approve = {"forbid_command": "approve_command", "protect_path": "approve_edit"}
+        return [(approve[kind], t) for kind, t in _prohibition(low[:lifted.start()], codes, negation, clause, subject)]
+    if negation:
+        return _prohibition(low, codes, negation, clause, subject)
     if ASIDE_SECTION.search(section):
         return []  # tips, troubleshooting, quick references: commands for when they are needed
+    if (applies := APPLIES_TOO.match(low)) and BARE_DOC.fullmatch(codes[int(applies.group(1))]):
+        return [("read", codes[int(applies.group(1))])]  # "The root `AGENTS.md` applies here too"
+    if (suite := SUITE_CONDITION.match(low)) and runnable_as_written(codes[int(suite.group(1))]):
+        return [("test_command", codes[int(suite.group(1))])]  # "Whenever you want to run the whole suite, run X"
+    if re.match(LEAD + r"(?:use|run)\b", low) and (contrast := CONTRAST.search(low)):
+        avoided = codes[int(contrast.group(1))]  # "Use `bin/roast` (not `bundle exec roast`)"
+        return [("forbid_command", avoided)] if is_command(avoided) else []
     if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low):
         docs = [c for c in _slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
         docs += BARE_DOC.findall(SLOT_RE.sub(" ", clause))
@@ -169,7 +189,11 @@ def _parse_clause(clause: str, codes: list[str], section: str = "") -> Found:
     finishing = bool(BEFORE_FINISHING.search(low)) or bool(CHECKLIST.search(section))
     verify = bool(VERIFY.search(low)) or (bool(BEFORE_FINISHING.search(low)) and bool(TESTS.search(low)))
     commands, runs_tests = _commands(low, codes, finishing)
-    if FORBIDDEN_SECTION.search(section.rsplit(" / ", 1)[-1]) and (item := re.match(r"^\W*\x00(\d+)\x00", low)):
+    title = section.rsplit(" / ", 1)[-1]
+    if FORBIDDEN_SECTION.search(title) and (item := re.match(r"^\W*\x00(\d+)\x00", low)):
+        if EDIT_VERB.search(title):  # "Generated files (never edit by hand)": its items name paths
+            path = codes[int(item.group(1))]
+            return [("protect_path", path)] if PATH_LIKE.match(path) else []
         return [("forbid_command", c) for c in [codes[int(item.group(1))]] + _slot_list(low, item.end(), codes)
                 if is_command(c)]
     if not commands and CHECKLIST.search(section) and (label := CHECK_ITEM.match(low)):
@@ -225,21 +249,27 @@ def parse(text: str, source: str) -> list[Directive]:
         lead = None
         if block.kind != "item":
             steps_aside = False
+        opening = re.match(r"^\W*`([^`\n]+)`", joined) if block.kind == "item" else None
+        subject = opening.group(1).strip() if opening else None
         for clause, codes, offset in _located_clauses(joined):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             readable = _readable(clause, codes)
-            for kind, argument in ([] if steps_aside else _parse_clause(clause, codes, section)):
+            for kind, argument in ([] if steps_aside else _parse_clause(clause, codes, section, subject)):
                 directives.append(Directive(kind, argument, source, number, readable))
             lead_kind = blocks.lead_of_block(clause, section)
             lead = (lead_kind, readable) if lead_kind else None
             low = clause.lower()
             aside = bool(SITUATION.search(BEFORE_FINISHING.sub(" ", low)) or OCCASIONAL.search(low))
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
-                OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())):
+                _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return directives
 
 
+#: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and
+#: "When the feature is finished:" are every change.
+_SITUATION_LEAD = re.compile(r"^\W*(?:when|whenever|while|if)\b(?![^:]*\b(?:code|changes?|files?|finished|done|complete|"
+                             r"ready)\b)")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")
 
 

@@ -36,6 +36,9 @@ PATH_LIKE = re.compile(r"(?i)^(?:[\w.*@-]*/[\w./*@-]*|\*[\w./*-]*|\.[\w.-]+|[\w*
 BARE_FILE = re.compile(r"(?<![\w./`-])((?:[\w.-]+/)*[\w-]+(?:\.[\w-]+)*\.(?:json|ya?ml|toml|lock|config|props|targets|"
                         r"xml|md|cfg|ini|txt))(?![\w/-])", re.IGNORECASE)
 APPROVAL = re.compile(r"\bask\s+(?:for\s+|a\s+human\s+for\s+)?(?:approval|permission|confirmation)\s+before\b")
+#: "Do not run `git push --force` without explicit approval": a prohibition lifted by a human's yes.
+WITHOUT_APPROVAL = re.compile(r"\bwithout\s+(?:(?:explicit|prior|express|written|human|user|maintainer)\s+)*"
+                              r"(?:approval|permission|confirmation|consent|sign-?off|asking)\b")
 
 TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
 FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|committing|you\s+commit|pushing|you\s+push|"
@@ -45,7 +48,7 @@ BEFORE_FINISHING = re.compile(rf"\bbefore\s+{FINISHING}|\bwhen\s+(?:you\s+are|yo
 BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b")
 #: Words that, before a command, make it optional or tied to a situation, not meant for every change.
 SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
-                        r"specific|single|particular|individual|windows|macos|linux|only|e\.g|for example|"
+                        r"specific|single|particular|individual|a\s+given|otherwise|windows|macos|linux|only|e\.g|for example|"
                         r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
 #: "Before making changes that touch the architecture": one kind of change, not every change.
 PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
@@ -62,16 +65,19 @@ OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|rep
 LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          rf"afterwards|before\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
-         r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|"
+         r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
          r"after\s+(?:your|each|every|any)\s+change,|"
          r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
          r"ensure\s+(?:that\s+)?you)\s+)*")
 RUN_START = re.compile(LEAD + r"(?:run|execute|invoke)\b")
-READ = re.compile(LEAD + r"(?:read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
+READ = re.compile(LEAD + r"(?:(?:re-?)?read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
 #: "See `AGENTS.md` for the shared agent instructions": a pointer to the rules to follow is a read.
 INSTRUCTIONS_POINTER = re.compile(LEAD + r"(?:see|refer\s+to)\s+(?:\x00\d+\x00|[\w./-]+\.md)\s+for\s+(?:the\s+|all\s+|our\s+)?"
-                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b")
+                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b(?!\s+(?:on|about)\b)")
+#: "The root `AGENTS.md` applies here too": another instruction file's rules hold in this directory.
+APPLIES_TOO = re.compile(r"^\W*(?:the\s+)?(?:(?:root|parent|top-level)\s+)?\x00(\d+)\x00\s+(?:also\s+applies|"
+                         r"applies\s+(?:here\s+)?(?:too|as\s+well|also))\b")
 USE_START = re.compile(LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s+(?:to\s+(?:run|format|lint|test|"
                         r"check|type-?check|build|verify|validate|fix|install)|for\s+(?:running|formatting|linting|"
                         r"testing|checking|type-?checking|building|verifying|validating))\b")
@@ -83,7 +89,7 @@ ENSURE_RUN = re.compile(LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\
 TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
-TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+)?(?:(?:tests?|testing|test suite|specs?)"
+TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+)?(?:(?:tests?|testing|test suite|specs?)"
                          r"(?:\s*\((?:all|full)\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
                          r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
 #: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
@@ -112,3 +118,10 @@ CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:commi
                         r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
 #: A checklist item "<label>: `cmd`" ("All tests pass: `go test ./...`", "Linting clean: `X`").
 CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:[\s*_]*\x00(\d+)\x00\W*$")
+#: "Whenever you want to run the whole test suite, run `X`": the condition names the suite itself.
+SUITE_CONDITION = re.compile(r"^\W*(?:when|whenever|if)\s+you\s+(?:want|need|wish)\s+to\s+run\s+(?:the\s+|all\s+)?"
+                             r"(?:(?:whole|full|entire|complete)\s+)?(?:test\s+suite|tests|suite)\b[^\x00]{0,30}?"
+                             r"\b(?:run|use)\s+\x00(\d+)\x00")
+#: "Use `bin/roast` (not `bundle exec roast`)", "`git push --force-with-lease` rather than `git push --force`":
+#: the command the contrast names is the one not to use.
+CONTRAST = re.compile(r"\x00\d+\x00\s*(?:\(\s*not|,?\s*not|rather\s+than|instead\s+of)\s+(?:using\s+|running\s+)?\x00(\d+)\x00")

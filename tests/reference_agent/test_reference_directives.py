@@ -202,3 +202,61 @@ def test_label_and_step_forms_found_on_held_out_files(text, expected):
 ])
 def test_steps_for_one_kind_of_change_are_not_directives(text, expected):
     assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a prohibition lifted by a human's yes is an approval, not a ban
+    ("- Do not run `make deploy` or `git clean -fdx` without prior approval.\n",
+     [("approve_command", "make deploy"), ("approve_command", "git clean -fdx")]),
+    ("- Never edit `schema/*.sql` without asking.\n", [("approve_edit", "schema/*.sql")]),
+    # another instruction file's rules hold here; a re-read at the end of every task
+    ("The parent `AGENTS.md` also applies.\n", [("read", "AGENTS.md")]),
+    ("At the end of each task, re-read `docs/RULES.md` and update it.\n", [("read", "docs/RULES.md")]),
+    # a pointer to instructions on one topic is not the rules to follow
+    ("See `docs/build.md` for detailed instructions on packaging.\n", []),
+    # the condition names the suite itself
+    ("- If you need to run the full test suite, run `npm run check`.\n", [("test_command", "npm run check")]),
+    ("- **Full tests:** `cargo nextest run`\n", [("test_command", "cargo nextest run")]),
+    # the command a contrast names is the one not to use
+    ("- Use `./bin/app` (not `bundle exec app`, which may load the installed gem).\n",
+     [("forbid_command", "bundle exec app")]),
+    ("- Always use `git push --force-with-lease` rather than `git push -f`.\n", [("forbid_command", "git push -f")]),
+])
+def test_forms_found_on_the_second_held_out_files(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a list item's path is what "these" points back at
+    ("- `vendor/upstream/` - imported golden files. Do not modify these.\n", [("protect_path", "vendor/upstream/")]),
+    # the items of a section about files never to edit are paths, not commands
+    ("## Generated files (do not edit)\n\n- `docs/api.md` is generated from `scripts/api.ts` by `make api`\n",
+     [("protect_path", "docs/api.md")]),
+    # a path that only says where the subject lives is not protected
+    ("- the exported names, i.e. those in `lib/` should not change\n", []),
+    ("- Code under `lib/` (generated, do not edit)\n", [("protect_path", "lib/")]),
+])
+def test_protected_paths_follow_what_the_prohibition_is_about(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a list introduced for one occasion
+    ("When writing a release note:\n\n- Follow `docs/NOTES.md`.\n", []),
+    ("When the change is done:\n\n- Run `make lint`.\n", [("run", "make lint")]),
+    # "for a given component" is one component's suite
+    ("Run all tests for a given package:\n\n```bash\nmake pkg-test\n```\n", []),
+    # a subproject's suite, and the other lines of a test block that carry their own comment
+    ("## Testing\n\n```bash\ncd web && pnpm test   # Run all tests\n```\n", []),
+    ("Run the tests:\n\n```bash\nmake test    # all tests\nmake quick   # smoke test\n```\n",
+     [("test_command", "make test")]),
+    # the else branch of a condition, even under a set-up heading
+    ("## Setup\n\nIf the tools are active, run make. Otherwise, prefix it with `env --`:\n\n```sh\nenv -- make build\n```\n",
+     []),
+    # a reference block's line marked required is a step; the others are not
+    ("## Quick reference\n\n```bash\ncargo build      # build\ncargo fmt        # format (required)\n"
+     "make snap       # only if snapshots are required\n```\n", [("run", "cargo fmt")]),
+    ("## Building and testing\n\n```bash\n# Run all JVM tests\n./gradlew jvmTest\n```\n", [("test_command", "./gradlew jvmTest")]),
+])
+def test_blocks_and_lists_for_one_occasion_or_subproject(text, expected):
+    assert kinds(text) == expected
