@@ -102,7 +102,6 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     return required + [("test_command", c, n, section) for n, c in suite[:1]]
 
 
-
 #: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
 _WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
