@@ -41,6 +41,16 @@ class Import:
         return self.ref.rstrip(_PUNCTUATION) or self.ref
 
 
+#: Why an import does not load, in a few words (for `explain`).
+REASONS = {
+    "control": "a control character in it names no file", "outside": "outside the repository",
+    "missing": "no such file", "punctuation": "the trailing punctuation is read as part of the path",
+    "scope": "outside the working directory", "depth": "past the agent's import depth limit",
+    "mention": "names no file: a mention?",
+    "directive": "`@import` is not import syntax",
+}
+
+
 class _Files:
     """Existence and contents of one tree's paths, symlinked directories resolved."""
 
