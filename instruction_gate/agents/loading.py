@@ -188,3 +188,8 @@ def start_files(root: Path, cwd: str, mode: str, settings: LoadSettings = LoadSe
 def importing_agents(path: str, settings: LoadSettings = LoadSettings()) -> tuple[str, ...]:
     """The agents that follow `@path` imports in a file at `path` when they load it."""
     return tuple(a for a, loader in LOADERS.items() if loader.imports and loader.imports.follows(path, settings))
+
+
+def import_references(text: str) -> list[str]:
+    """Every `@reference` in `text` some agent would try to import, in first-seen order."""
+    return list(dict.fromkeys(r for loader in LOADERS.values() if loader.imports for r in loader.imports.parse(text)))
