@@ -7,14 +7,14 @@ problem names every agent it affects.
 
 from __future__ import annotations
 
-import posixpath
+import re
 from collections import defaultdict
 from typing import Iterator
 
 from instruction_gate.agents.loading import LOADERS
 from instruction_gate.lint import markdown
 from instruction_gate.lint.context import LintContext
-from instruction_gate.lint.imports import Import
+from instruction_gate.lint.imports import Import, home_directory
 from instruction_gate.lint.model import Finding
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
 
@@ -33,11 +33,21 @@ def _failure_note(agents: list[str]) -> str:
     return f" {who} put{s} an import-failure text in its place, which the model reads."
 
 
-def _place(ctx: LintContext, path: str, ref: str) -> tuple[int, int]:
-    """Line and column of the first `@ref` outside code."""
+def _place(ctx: LintContext, path: str, ref: str) -> tuple[int, int, bool]:
+    """Line and column of the first `@ref` outside fenced code, and whether that line is prose."""
     text = ctx.texts.get(path, "")
-    return next(((ln.number, ln.text.index(f"@{ref}") + 1) for ln in markdown.lines(text)
-                 if not ln.in_code and f"@{ref}" in ln.text), (1, 1))
+    return next(((ln.number, ln.text.index(f"@{ref}") + 1, _prose(ln.text)) for ln in markdown.lines(text)
+                 if not ln.in_code and f"@{ref}" in ln.text), (1, 1, True))
+
+
+_LIST_ITEM = re.compile(r"\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _prose(line: str) -> bool:
+    """Not a line of an indented code block (four spaces or more, no list marker): CSS's `@import`
+    or `@source` shown that way is an example of code, not a mention or an import written wrongly."""
+    indent = len(line) - len(line.lstrip(" "))
+    return indent < 4 or bool(_LIST_ITEM.match(line))
 
 
 def _message(found: Import, agents: list[str]) -> str:
@@ -54,7 +64,7 @@ def _message(found: Import, agents: list[str]) -> str:
         "outside": "imports a file outside the repository: the agent would load text no reviewer sees in this pull "
                    "request",
         "missing": "points to a missing file",
-        "scope": f"resolves outside {posixpath.dirname(found.root) or 'the repository root'}/: {who} expand{s} only "
+        "scope": f"resolves outside {home_directory(found.root) or 'the repository root'}/: {who} expand{s} only "
                  "imports inside the working directory, which is at or below this file's, so it stays literal text",
     }[found.problem]
     shown = ref if found.problem == "control" else base
@@ -78,7 +88,9 @@ def check_imports(ctx: LintContext) -> Iterator[Finding]:
             continue
         note = _failure_note(agents) if first.problem != "scope" else ""
         key_ref = first.ref if first.problem in ("control", "punctuation", "directive") else first.base
-        line, column = _place(ctx, first.source, first.ref)
+        line, column, prose = _place(ctx, first.source, first.ref)
+        if first.problem == "directive" and not prose:
+            continue
         yield Finding("IG003", first.source, line, _message(first, agents) + note, f"import:{key_ref}", column)
 
 
@@ -97,7 +109,9 @@ def check_mentions(ctx: LintContext) -> Iterator[Finding]:
     for (source, ref), group in groups.items():
         who, s = _who([f.agent for f in group])
         base = quote(group[0].base)
-        line, column = _place(ctx, source, ref)
+        line, column, prose = _place(ctx, source, ref)
+        if not prose:
+            continue
         yield Finding("IG012", source, line,
                       f"`@{base}` names no file, yet {who} tr{'ies' if s else 'y'} to import it and put{s} an "
                       f"import-failure text in its place, which the model reads. If it is a mention, write it in "

@@ -96,9 +96,15 @@ def _problem(files: _Files, importer: str, ref: str, root: str, scope: str) -> t
             return ("mention" if shapeless else "missing"), named, real
         if base != ref:
             return "punctuation", named, real
-    if scope == "cwd" and not _inside(posixpath.dirname(root), named):
+    if scope == "cwd" and not _inside(home_directory(root), named):
         return "scope", named, real
     return None, named, real
+
+
+def home_directory(path: str) -> str:
+    """The directory a file is loaded for: its own, or the one holding its `.claude/` folder."""
+    parts = path.split("/")[:-1]
+    return "/".join(parts[:parts.index(".claude")] if ".claude" in parts else parts)
 
 
 def _inside(directory: str, path: str) -> bool:

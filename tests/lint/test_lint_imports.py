@@ -125,3 +125,16 @@ def test_sarif_lists_the_new_rules():
     rules = sarif(LintResult([], [], None, "c"), LintPolicy())["runs"][0]["tool"]["driver"]["rules"]
     levels = {r["id"]: r["defaultConfiguration"]["level"] for r in rules}
     assert levels["IG011"] == "error" and levels["IG012"] == "warning"
+
+
+def test_claude_folder_files_import_within_the_directory_holding_the_folder(tmp_path):
+    write(tmp_path, {".claude/CLAUDE.md": "@../docs/a.md\n", ".claude/rules/style.md": "@../../docs/a.md\n",
+                     "docs/a.md": "a\n", "svc/.claude/CLAUDE.md": "@../../docs/a.md\n"})
+    assert [(f.path, f.message.split(":")[0]) for f in found(tmp_path, "IG003")] == [
+        ("svc/.claude/CLAUDE.md", "Import `@../../docs/a.md` resolves outside svc/")]
+
+
+def test_at_rules_in_an_indented_code_block_are_not_mentions(tmp_path):
+    text = "- Tailwind v4 syntax in `app.css`:\n\n      @import \"tailwindcss\";\n      @source \"../js\";\n\nAsk @alice.\n"
+    write(tmp_path, {"AGENTS.md": text})
+    assert [(f.rule_id, f.line) for f in found(tmp_path, "IG003", "IG012")] == [("IG012", 6)]

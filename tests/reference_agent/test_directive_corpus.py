@@ -22,14 +22,14 @@ _SPEC.loader.exec_module(bench)
 
 #: The targets (issue: precision >= 0.95, recall >= 0.8 on commands to run, lint false findings
 #: <= 1 per 20 files), held on the whole corpus (tuning and held-out files); measured 0.99 / 0.84
-#: overall, 0.98 / 0.89 on commands, 0.5 false lint findings per 20 files, 7 true.
+#: overall, 0.98 / 0.89 on commands, 0.5 false lint findings per 20 files, 8 true (7 before IG012).
 #: Ratchet: never lower these; raise them when the grammar or the lint improves.
 PRECISION_OVERALL_FLOOR = 0.95
 RECALL_OVERALL_FLOOR = 0.80
 PRECISION_COMMANDS_FLOOR = 0.95
 RECALL_COMMANDS_FLOOR = 0.80
 LINT_FALSE_PER_20_CEILING = 1.0
-LINT_TRUE_FLOOR = 7
+LINT_TRUE_FLOOR = 8
 #: The held-out files alone (sources.json `split: held_out`): first measured, before any fix, at
 #: 0.29 precision, 0.38 recall on commands and 41.7 false lint findings per 20 files; after the
 #: fixes their errors led to, 1.00 / 0.88 / 0.0. Their floor keeps the targets on them too.
