@@ -31,6 +31,7 @@ from instruction_gate.lint import projects  # noqa: E402
 from instruction_gate.lint.chains import chains  # noqa: E402
 from instruction_gate.lint.context import LintContext  # noqa: E402
 from instruction_gate.lint.engine import lint  # noqa: E402
+from instruction_gate.lint.imports import imports  # noqa: E402
 from instruction_gate.lint.model import Finding  # noqa: E402
 from instruction_gate.lint.policy import LintPolicy  # noqa: E402
 from instruction_gate.reference_agent import directives  # noqa: E402
@@ -255,7 +256,8 @@ def lint_file(entry: dict) -> list[Finding]:
     policy = LintPolicy(project=context.get("repository", ""))
     directory = posixpath.dirname(entry["path"])
     ctx = LintContext(tree, {entry["path"]: entry["text"]},
-                      chains(tree, [entry["path"]], {"", directory}, policy.byte_caps), policy)
+                      chains(tree, [entry["path"]], {"", directory}, policy.byte_caps), policy,
+                      imports(tree, [entry["path"]]))
     return lint(ctx)
 
 

@@ -119,6 +119,15 @@ def test_imports_and_nested_files_below_the_cwd_count(git_repo):
     assert impact.analyse(checked, Discovery("claude")).affected == ["root"]
 
 
+def test_arm_files_carry_what_any_importing_agent_imports(git_repo):
+    from instruction_gate.suite.arm_files import closure
+    from instruction_gate.suite.contract import read_tree
+    # Gemini CLI reads a `~~~` fence as text and imports from it; Claude Code would not.
+    sha = git_repo.commit({"GEMINI.md": "Rules:\n~~~\n@docs/rules.md\n~~~\n", "docs/rules.md": "one\n",
+                           "docs/other.md": "x\n"})
+    assert sorted(closure(git_repo.path, read_tree(git_repo.path, sha), {"GEMINI.md"})) == ["GEMINI.md", "docs/rules.md"]
+
+
 def test_discovery_follows_what_the_adapter_declares():
     assert impact.discovery_for("auto", ["/x/adapters/reference"], {"discovery": "codex"}).mode == "codex"
     assert impact.discovery_for("auto", ["/x/adapters/claude"], {}).mode == "claude"

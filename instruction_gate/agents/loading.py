@@ -15,7 +15,7 @@ from typing import Callable
 
 from instruction_gate.agents import discovery
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.discovery_gemini import gemini_sources
+from instruction_gate.agents.discovery_gemini import GEMINI_IMPORT_DEPTH, gemini_imports, gemini_sources
 from instruction_gate.agents.discovery_opencode import opencode_names, opencode_sources, read_attachments
 from instruction_gate.agents.gemini import DEFAULT_CONTEXT_FILES
 
@@ -28,6 +28,35 @@ class LoadSettings:
     fallback_names: tuple[str, ...] = ()  #: Codex's `project_doc_fallback_filenames`
     #: Gemini CLI's `context.fileName`, as the gemini adapter sets it (its `context_files` option)
     gemini_names: tuple[str, ...] = DEFAULT_CONTEXT_FILES
+
+
+@dataclass(frozen=True)
+class ImportRules:
+    """How an agent inlines `@path` imports found in the files it loads."""
+
+    #: The references in a text the agent tries to import, verbatim, in document order.
+    parse: Callable[[str], list[str]]
+    #: Whether the agent follows imports in this repository-relative file when it loads it.
+    follows: Callable[[str, LoadSettings], bool]
+    #: Levels of imported files loaded below a loaded file (an import of an import is level 2).
+    max_depth: int
+    #: Where a target must lie: "cwd" (at or below the working directory, which is at or below
+    #: the directory of the file the agent loaded by name) or "project" (inside the project root).
+    scope: str
+    #: A failed import is replaced by an error text the model reads (else the `@path` stays as is).
+    failure_text: bool
+
+
+def _claude_follows(path: str, settings: LoadSettings) -> bool:
+    parts = path.split("/")
+    return parts[-1] in ("CLAUDE.md", "CLAUDE.local.md") or (
+        path.endswith(".md") and ".claude" in parts and "rules" in parts[parts.index(".claude"):])
+
+
+CLAUDE_IMPORTS = ImportRules(discovery.claude_imports, _claude_follows, discovery.CLAUDE_IMPORT_HOPS,
+                             scope="cwd", failure_text=False)
+GEMINI_IMPORTS = ImportRules(gemini_imports, lambda p, s: p.rsplit("/", 1)[-1] in s.gemini_names,
+                             GEMINI_IMPORT_DEPTH, scope="project", failure_text=True)
 
 
 @dataclass(frozen=True)
@@ -45,8 +74,12 @@ class Loader:
     on_touch: Callable[[Path, str, list[str], LoadSettings], list[LoadedFile]]
     #: The start-up chain is cut by a byte budget the agent enforces itself.
     budgeted: bool = False
-    #: Loaded files' `@path` imports are followed.
-    follows_imports: bool = False
+    #: How loaded files' `@path` imports are followed; None when they are plain text.
+    imports: ImportRules | None = None
+
+    @property
+    def follows_imports(self) -> bool:
+        return self.imports is not None
 
 
 _WHOLE = 1 << 30
@@ -112,11 +145,11 @@ LOADERS: dict[str, Loader] = {
         "claude", "Claude Code",
         names=lambda s: frozenset(Path(n).name for n in discovery.CLAUDE_NAMES),
         at_start=lambda root, cwd, s: discovery.claude_sources(root, cwd or "."),
-        on_touch=_claude_touch, follows_imports=True),
+        on_touch=_claude_touch, imports=CLAUDE_IMPORTS),
     "gemini": Loader(
         "gemini", "Gemini CLI",
         names=lambda s: frozenset(Path(n).name for n in s.gemini_names),
-        at_start=_gemini, on_touch=_gemini_touch, follows_imports=True),
+        at_start=_gemini, on_touch=_gemini_touch, imports=GEMINI_IMPORTS),
     "opencode": Loader(
         "opencode", "OpenCode",
         names=lambda s: frozenset(opencode_names()),
@@ -151,3 +184,12 @@ def start_files(root: Path, cwd: str, mode: str, settings: LoadSettings = LoadSe
             seen.setdefault(f.path, f)
     return list(seen.values())
 
+
+def importing_agents(path: str, settings: LoadSettings = LoadSettings()) -> tuple[str, ...]:
+    """The agents that follow `@path` imports in a file at `path` when they load it."""
+    return tuple(a for a, loader in LOADERS.items() if loader.imports and loader.imports.follows(path, settings))
+
+
+def import_references(text: str) -> list[str]:
+    """Every `@reference` in `text` some agent would try to import, in first-seen order."""
+    return list(dict.fromkeys(r for loader in LOADERS.values() if loader.imports for r in loader.imports.parse(text)))

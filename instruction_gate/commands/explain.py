@@ -8,11 +8,13 @@ import json
 import posixpath
 from pathlib import Path
 
-from instruction_gate.agents.loading import LOADERS
+from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.loading import LOADERS, LoadSettings
 from instruction_gate.errors import ConfigError, EXIT_PASS
-from instruction_gate.lint.tree import DirTree, GitTree, directories
-from instruction_gate.untrusted import quote
-from instruction_gate.reference_agent.explain import AGENTS, as_json, explain
+from instruction_gate.lint.imports import REASONS, Import
+from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
+from instruction_gate.reference_agent.explain import AGENTS, as_json, explain, import_notes
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
                 "protect_path": "do not edit", "approve_command": "approval (run)", "approve_edit": "approval (edit)",
@@ -26,7 +28,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", choices=sorted(AGENTS), default="both",
                         help="whose discovery to follow: one agent (codex: the AGENTS.md chain, claude: CLAUDE.md "
                              "and imports, ...), both (codex and claude, the reference agent's default) or all")
+    parser.add_argument("--context-files", type=_names, help="Gemini CLI's context.fileName, comma-separated "
+                        f"(default {','.join(LoadSettings().gemini_names)})")
+    parser.add_argument("--fallback-names", type=_names, default=(),
+                        help="Codex's project_doc_fallback_filenames, comma-separated (default: none)")
+    parser.add_argument("--doc-budget-bytes", type=_positive, default=LoadSettings().codex_budget,
+                        help=f"Codex's project_doc_max_bytes (default {LoadSettings().codex_budget})")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def _names(value: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in value.split(",") if n.strip())
+    if not names or any("/" in n for n in names):
+        raise argparse.ArgumentTypeError(f"{value!r}: expected file names separated by commas")
+    return names
+
+
+def _positive(value: str) -> int:
+    if not value.isdigit() or int(value) <= 0:
+        raise argparse.ArgumentTypeError(f"{value!r}: expected a positive number of bytes")
+    return int(value)
+
+
+def _settings(args: argparse.Namespace) -> LoadSettings:
+    return LoadSettings(codex_budget=args.doc_budget_bytes, fallback_names=args.fallback_names,
+                        gemini_names=args.context_files or LoadSettings().gemini_names)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,21 +64,41 @@ def run(args: argparse.Namespace) -> int:
     tree = GitTree(repo, args.revision, "--revision") if args.revision else DirTree(repo)
     if directory and directory not in directories(tree.files()):
         raise ConfigError(f"--cwd: {quote(args.cwd)} is not a directory of {tree.label} (relative to the repository root)")
-    found, _, explained = explain(tree, directory, args.agent, repo)
+    settings = _settings(args)
+    found, _, explained = explain(tree, directory, args.agent, repo, settings=settings)
+    notes = import_notes(tree, found, settings)
     if args.json:
-        print(json.dumps(as_json(directory, found, explained), indent=2))
+        print(json.dumps(as_json(directory, found, explained, notes), indent=2))
         return EXIT_PASS
     print(f"{repo} ({tree.label}), task directory: {directory or '.'}")
     for chain in found:
         total = sum(f.bytes_loaded for f in chain.files)
         print(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
         for f in chain.files:
-            cut = f"  (cut: {f.bytes_loaded} of {f.size} bytes)" if f.truncated else ""
-            print(f"  {f.path}  {f.size} B{cut}")
+            _show(f, "  (cut: {0.bytes_loaded} of {0.size} bytes)" if f.truncated else "", chain.agent, tree, notes)
         for f in chain.whole[len(chain.files):]:
             print(f"  {f.path}  {f.size} B  (not loaded: over the budget)")
         if not chain.files:
             print("  (no instruction file)")
+        for f in chain.later:
+            _show(f, "  (later: once the agent touches files in {where}/)", chain.agent, tree, notes)
+    _directives(explained)
+    return EXIT_PASS
+
+
+def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[str, str], list[Import]]) -> None:
+    where = posixpath.dirname(f.path) or "."
+    print(f"  {f.path}  {f.size} B" + suffix.format(f, where=where))
+    if f.size > INSTRUCTION_CAP_BYTES:
+        print(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
+              f"{INSTRUCTION_CAP_BYTES} bytes, the agent more")
+    failure = "; the model reads an import-failure text in its place" if LOADERS[agent].imports and \
+        LOADERS[agent].imports.failure_text else ""
+    for item in notes.get((agent, real_path(f.path, tree.link_target) or f.path), []):
+        print(f"    @{quote(item.ref)}: not loaded ({REASONS[item.problem]}){failure if item.problem != 'depth' else ''}")
+
+
+def _directives(explained: list) -> None:
     print(f"\nThe reference agent's directives ({len(explained)}):")
     for item in explained:
         d = item.directive
@@ -60,4 +106,3 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {d.source}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
     if not explained:
         print("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
-    return EXIT_PASS

@@ -8,15 +8,15 @@ written into a private temporary directory and discovery runs there.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 from instruction_gate import globs
-from instruction_gate.agents import discovery
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.loading import LOADERS, LoadSettings, names_of
-from instruction_gate.lint.tree import Tree
+from instruction_gate.lint.imports import imports, loaded
+from instruction_gate.lint.tree import Tree, real_path
 
 #: File names an agent loads by itself, wherever they are.
 AGENT_FILE_NAMES = names_of("all")
@@ -32,6 +32,7 @@ class Chain:
     directory: str  #: repository-relative, "" for the root
     files: tuple[LoadedFile, ...]  #: as loaded, root first; bytes_loaded < size when cut
     whole: tuple[LoadedFile, ...]  #: the same chain without any cap
+    later: tuple[LoadedFile, ...] = ()  #: loaded only once the agent touches files below `directory`
 
     @property
     def total_bytes(self) -> int:
@@ -47,31 +48,23 @@ def instruction_files(tree: Tree, instruction_paths: Iterable[str] = ()) -> list
     return sorted(set(named) | set(globs.filter_paths(files, instruction_paths)))
 
 
-def imports_closure(tree: Tree, paths: list[str]) -> dict[str, bytes]:
-    """Contents of `paths` and of the files their Claude `@imports` reach (within the tree)."""
-    contents: dict[str, bytes] = {}
-    queue = list(paths)
-    while queue:
-        path = queue.pop()
-        if path in contents:
-            continue
-        data = tree.read(path)
-        if data is None:
-            continue
-        contents[path] = data
-        for ref in discovery.claude_imports(data.decode("utf-8", errors="replace")):
-            target = PurePosixPath(path).parent / ref
-            normal = PurePosixPath(*[p for p in target.parts if p != "."]).as_posix()
-            if ".." not in normal.split("/") and normal in tree.files():
-                queue.append(normal)
+def imports_closure(tree: Tree, paths: list[str], settings: LoadSettings = LoadSettings()) -> dict[str, bytes]:
+    """Contents of `paths` and of every file the agents' `@imports` load from them, under the
+    path the import names and under its real path (they differ through a symlinked directory)."""
+    contents = {p: data for p in paths if (data := tree.read(p)) is not None}
+    for named, real in loaded(imports(tree, paths, settings)).items():
+        if (data := tree.read(real)) is not None:
+            contents.setdefault(named, data)
+            contents.setdefault(real, data)
     return contents
 
 
-def chains(tree: Tree, files: list[str], directories: Iterable[str],
-           caps: dict[str, int]) -> list[Chain]:
+def chains(tree: Tree, files: list[str], directories: Iterable[str], caps: dict[str, int],
+           settings: LoadSettings = LoadSettings(), later: bool = False) -> list[Chain]:
     """Every known agent's chain for each directory, cut at `caps[agent]` when given (by the
-    agent's own budget rule where it has one, else the way Codex cuts)."""
-    contents = imports_closure(tree, files)
+    agent's own budget rule where it has one, else the way Codex cuts). With `later`, also what
+    each agent loads once it touches files below the directory. Lint and `explain` share it."""
+    contents = imports_closure(tree, files, settings)
     out: list[Chain] = []
     with tempfile.TemporaryDirectory(prefix="ig-lint-") as tmp:
         root = Path(tmp)
@@ -81,13 +74,30 @@ def chains(tree: Tree, files: list[str], directories: Iterable[str],
         for directory in sorted(set(directories)):
             (root / directory).mkdir(parents=True, exist_ok=True)
             for agent, loader in LOADERS.items():
-                whole = tuple(loader.at_start(root, directory, LoadSettings(codex_budget=_UNCAPPED)))
+                uncapped = replace(settings, codex_budget=_UNCAPPED)
+                whole = _once(tree, loader.at_start(root, directory, uncapped))
                 if loader.budgeted:
-                    cut = tuple(loader.at_start(root, directory, LoadSettings(codex_budget=caps.get(agent, _UNCAPPED))))
+                    capped = replace(settings, codex_budget=caps.get(agent, _UNCAPPED))
+                    cut = _once(tree, loader.at_start(root, directory, capped))
                 else:
                     cut = _cap(whole, caps.get(agent))
-                out.append(Chain(agent, directory, cut, whole))
+                touched = loader.on_touch(root, directory, sorted(contents), settings) if later else []
+                shown = {real_path(f.path, tree.link_target) for f in whole}
+                out.append(Chain(agent, directory, cut, whole,
+                                 tuple(f for f in _once(tree, touched) if real_path(f.path, tree.link_target) not in shown)))
     return out
+
+
+def _once(tree: Tree, files: Iterable[LoadedFile]) -> tuple[LoadedFile, ...]:
+    """Each file once, however many symlinked paths reach it (the agents open it once)."""
+    seen: set[str] = set()
+    out = []
+    for loaded_file in files:
+        real = real_path(loaded_file.path, tree.link_target) or loaded_file.path
+        if real not in seen:
+            seen.add(real)
+            out.append(loaded_file)
+    return tuple(out)
 
 
 def _cap(files: tuple[LoadedFile, ...], cap: int | None) -> tuple[LoadedFile, ...]:

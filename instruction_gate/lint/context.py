@@ -10,6 +10,7 @@ from pathlib import PurePosixPath
 import pathspec
 
 from instruction_gate.lint.chains import Chain
+from instruction_gate.lint.imports import Import
 from instruction_gate.lint.policy import LintPolicy
 from instruction_gate.lint.tree import Tree, directories
 
@@ -20,6 +21,8 @@ class LintContext:
     texts: dict[str, str]  #: instruction file path -> decoded text
     chains: list[Chain]
     policy: LintPolicy = field(default_factory=LintPolicy)
+    imports: list[Import] = field(default_factory=list)  #: every `@reference` an importing agent meets
+    sizes: dict[str, int] = field(default_factory=dict)  #: instruction and imported file -> bytes on disk
 
     @cached_property
     def dirs(self) -> frozenset[str]:

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from posixpath import dirname
 from typing import Callable, Iterable, Iterator
 
-from instruction_gate.lint import budget, contradictions, hidden, hosts, links, secrets, stale
+from instruction_gate.lint import budget, contradictions, hidden, hosts, import_rules, links, secrets, stale
 from instruction_gate.lint.chains import chains, instruction_files
 from instruction_gate.lint.context import LintContext
+from instruction_gate.lint.imports import imports, loaded
 from instruction_gate.lint.model import Finding, Judged
 from instruction_gate.lint.policy import LintPolicy
 from instruction_gate.lint.tree import Tree, inside_target
@@ -17,21 +18,28 @@ from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction
 
 #: Every rule family, in report order.
 CHECKS: tuple[Callable[[LintContext], Iterable[Finding]], ...] = (
-    stale.check, links.check, budget.check_caps, budget.check_overrides, contradictions.check,
+    stale.check, links.check, import_rules.check_imports, import_rules.check_mentions, import_rules.check_read_cap,
+    budget.check_caps, budget.check_overrides, contradictions.check,
     secrets.check, hidden.check_hidden, hidden.check_unicode, hosts.check)
 
 
 def context(tree: Tree, policy: LintPolicy, instruction_paths: Iterable[str] = (),
             extra_directories: Iterable[str] = ()) -> LintContext:
     """Read a revision's instruction files and the chains agents would load from them."""
-    files = instruction_files(tree, instruction_paths)
+    named = instruction_files(tree, instruction_paths)
+    found_imports = imports(tree, named)
+    # A file reached only through an import reaches the agent too: it is linted like the others.
+    files = sorted({*named, *loaded(found_imports).values()})
     # Any bytes, read as data; the cap bounds the rules' work on a hostile multi-megabyte file.
-    texts = {p: decode_instruction(data[:INSTRUCTION_CAP_BYTES]) for p in files if (data := tree.read(p)) is not None}
-    directories = {"", *(dirname(p) for p in texts), *extra_directories}
-    found = chains(tree, sorted(texts), directories, policy.byte_caps)
+    contents = {p: data for p in files if (data := tree.read(p)) is not None}
+    texts = {p: decode_instruction(data[:INSTRUCTION_CAP_BYTES]) for p, data in contents.items()}
+    roots = [p for p in named if p in texts]
+    directories = {"", *(dirname(p) for p in roots), *extra_directories}
+    found = chains(tree, roots, directories, policy.byte_caps)
     # A CLAUDE.md linked to AGENTS.md is one text: its findings are reported once, at the target.
     linked = {p for p in texts if (target := inside_target(p, tree.link_target, texts.__contains__)) not in (None, p)}
-    return LintContext(tree, {p: text for p, text in texts.items() if p not in linked}, found, policy)
+    return LintContext(tree, {p: text for p, text in texts.items() if p not in linked}, found, policy,
+                       found_imports, {p: len(data) for p, data in contents.items()})
 
 
 def lint(ctx: LintContext) -> list[Finding]:

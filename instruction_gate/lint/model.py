@@ -68,4 +68,9 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
          "Invisible or bidirectional Unicode control characters can hide or reorder text.", True),
     Rule("IG010", "untrusted-host",
          "A URL points to a host that is not on the allow-list.", False),
+    Rule("IG011", "over-read-cap",
+         "An instruction or imported file is larger than the harness reads (1 MiB): agents see text it never judged.",
+         True),
+    Rule("IG012", "mention-taken-for-import",
+         "An `@name` without a path shape where Gemini CLI replaces it with an import-failure text.", False),
 )}

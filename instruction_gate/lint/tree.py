@@ -128,3 +128,28 @@ def inside_target(path: str, link_target, exists) -> str | None:
         if path == ".." or path.startswith("../"):
             return None
     return None
+
+
+def real_path(path: str, link_target) -> str | None:
+    """`path` with every symlinked component, directories included, replaced by what it points
+    to: the repository path an agent really opens. None when a component leads outside the
+    repository (an absolute target, or `..` past the root) or the links loop."""
+    pending = [p for p in path.split("/") if p not in ("", ".")]
+    done: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part == "..":
+            if not done:
+                return None
+            done.pop()
+            continue
+        target = link_target("/".join([*done, part]))
+        if target is None:
+            done.append(part)
+            continue
+        hops += 1
+        if hops > 4 * _MAX_LINK_HOPS or target.startswith("/"):
+            return None
+        pending = [p for p in target.split("/") if p not in ("", ".")] + pending
+    return "/".join(done)

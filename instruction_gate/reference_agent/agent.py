@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from instruction_gate import __version__
-from instruction_gate.agents.discovery import LoadedFile, claude_imports, result_fields
+from instruction_gate.agents.discovery import LoadedFile, result_fields
 from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of
 from instruction_gate.reference_agent.directives import Directive, parse
 from instruction_gate.reference_agent.executor import execute
@@ -85,15 +85,15 @@ class ReferenceAgent:
                 data = read_instruction_bytes(self.repo_root / loaded.path, loaded.bytes_loaded) or b""
                 self.usage.read(len(data))
                 files.append((loaded.path, decode_instruction(data)))
-                if loader.follows_imports:
-                    self._note_unloadable_imports(loaded.path, data)
+                if loader.imports is not None:
+                    self._note_unloadable_imports(loaded.path, data, loader.imports.parse)
         sources, sizes = result_fields(loaded_files.values())
         return build_plan(files, self._read_document, self.skip), sources, sizes
 
-    def _note_unloadable_imports(self, path: str, data: bytes) -> None:
-        # An import no file can answer (a NUL or control character in it) is skipped, as
-        # Claude Code would; the record keeps the fact as an event, never as a crash.
-        for ref in claude_imports(data.decode("utf-8", errors="replace")):
+    def _note_unloadable_imports(self, path: str, data: bytes, parse: Callable[[str], list[str]]) -> None:
+        # An import no file can answer (a NUL or control character in it) is skipped, as the
+        # agent would; the record keeps the fact as an event, never as a crash.
+        for ref in parse(data.decode("utf-8", errors="replace")):
             if not is_path_text(ref):
                 self.emit({"type": "instructions", "name": "import_skipped", "path": path,
                            "import": quote(ref), "reason": "not a loadable path (control character)"})

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
-from instruction_gate.agents.loading import MODES, agents_of
+from instruction_gate.agents.loading import LOADERS, MODES, LoadSettings, agents_of, names_of
+from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.lint.chains import Chain, chains, instruction_files
+from instruction_gate.lint.imports import REASONS, Import, imports
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
 from instruction_gate.lint.tree import Tree
 from instruction_gate.reference_agent.command_policy import refusal
 from instruction_gate.reference_agent.directives import Directive
@@ -33,12 +35,16 @@ class Explained:
     outcome: str  #: e.g. "runs", "refused: ...", "forbidden by AGENTS.md:12", "asks for approval"
 
 
-def explain(tree: Tree, directory: str, agents: str, repo_root: Path,
-            instruction_paths: tuple[str, ...] = ()) -> tuple[list[Chain], Plan, list[Explained]]:
-    """The chains of `agents` in `directory` and the reference agent's plan from them."""
+def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instruction_paths: tuple[str, ...] = (),
+            settings: LoadSettings = LoadSettings()) -> tuple[list[Chain], Plan, list[Explained]]:
+    """The chains of `agents` in `directory` (with what they load later) and the reference
+    agent's plan from the files loaded at start."""
     wanted = AGENTS[agents]
-    found = [c for c in chains(tree, instruction_files(tree, instruction_paths), [directory],
-                               {"codex": CODEX_BUDGET_BYTES}) if c.agent in wanted]
+    named = names_of("all", settings)
+    files_by_name = [p for p in tree.files() if posixpath.basename(p) in named]
+    roots = sorted({*instruction_files(tree, instruction_paths), *files_by_name})
+    found = [c for c in chains(tree, roots, [directory], {"codex": settings.codex_budget}, settings, later=True)
+             if c.agent in wanted]
     files, seen = [], set()
     for chain in found:
         for loaded in chain.files:
@@ -89,12 +95,33 @@ def _relative(d: Directive) -> str:
     return posixpath.normpath(posixpath.join(posixpath.dirname(d.source), (d.argument or "").lstrip("/")))
 
 
-def as_json(directory: str, found: list[Chain], explained: list[Explained]) -> dict[str, Any]:
+def import_notes(tree: Tree, found: list[Chain], settings: LoadSettings = LoadSettings()) -> dict[tuple[str, str], list[Import]]:
+    """(agent, real path of a loaded file) -> the imports in it that agent cannot load."""
+    notes: dict[tuple[str, str], list[Import]] = {}
+    roots = {f.path for c in found for f in (*c.files, *c.later)}
+    wanted = {c.agent for c in found}
+    for item in imports(tree, roots, settings):
+        shown = item.problem != "mention" or LOADERS[item.agent].imports.failure_text
+        if item.agent in wanted and item.problem is not None and shown:
+            notes.setdefault((item.agent, item.source), []).append(item)
+    return notes
+
+
+def _file(f: LoadedFile) -> dict[str, Any]:
+    return {"path": f.path, "size": f.size, "bytes_loaded": f.bytes_loaded, "truncated": f.truncated,
+            "over_read_cap": f.size > INSTRUCTION_CAP_BYTES}
+
+
+def as_json(directory: str, found: list[Chain], explained: list[Explained],
+            notes: dict[tuple[str, str], list[Import]] | None = None) -> dict[str, Any]:
     return {
         "directory": directory,
-        "chains": [{"agent": c.agent, "files": [{"path": f.path, "size": f.size, "bytes_loaded": f.bytes_loaded,
-                                                 "truncated": f.truncated} for f in c.files],
-                    "dropped": [f.path for f in c.whole if f.path not in {x.path for x in c.files}]} for c in found],
+        "chains": [{"agent": c.agent, "files": [_file(f) for f in c.files],
+                    "dropped": [f.path for f in c.whole if f.path not in {x.path for x in c.files}],
+                    "later": [_file(f) for f in c.later],
+                    "imports_not_loaded": [{"file": i.source, "import": i.ref, "reason": REASONS[i.problem]}
+                                           for (agent, _), items in (notes or {}).items() if agent == c.agent
+                                           for i in items]} for c in found],
         "directives": [{"file": e.directive.source, "line": e.directive.line, "kind": e.directive.kind,
                         "argument": e.directive.argument, "text": e.directive.text, "outcome": e.outcome}
                        for e in explained],

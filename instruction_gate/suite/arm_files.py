@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Iterable
 
 from instruction_gate import git, globs
-from instruction_gate.agents import discovery
+from instruction_gate.agents.loading import import_references
 from instruction_gate.suite.contract import SYMLINK_MODE, Contract, Entry, Tree
 
 _PATCH_PATH = re.compile(r"^(?:diff --git a/(\S+) b/(\S+)|--- a/(.+)|\+\+\+ b/(.+))$", re.MULTILINE)
@@ -54,7 +54,7 @@ def closure(repo: Path, tree: Tree, start: set[str]) -> Tree:
         if entry.mode == SYMLINK_MODE:
             refs = [posixpath.join(posixpath.dirname(path), text)] if not text.startswith("/") else []
         else:
-            refs = [posixpath.join(posixpath.dirname(path), r) for r in discovery.claude_imports(text)
+            refs = [posixpath.join(posixpath.dirname(path), r) for r in import_references(text)
                     if not r.startswith(("~", "/"))]
         todo.extend(t for r in refs if (t := _inside(r)) is not None)
     return {p: e for p, e in chosen.items() if e.mode != SYMLINK_MODE or _symlink_inside(repo, p, e)}

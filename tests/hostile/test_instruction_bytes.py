@@ -98,3 +98,14 @@ def test_the_agents_git_files_are_read_as_data(tmp_path, head):
     (dot_git / "HEAD").unlink()
     (dot_git / "HEAD").write_text("ref: refs/heads/real\n")
     assert workspace_head(dot_git) == sha
+
+
+def test_reference_agent_records_unloadable_imports_by_the_loading_agents_syntax(tmp_path):
+    root = workspace(tmp_path, "bug-tax-rounding")
+    # Gemini CLI imports inside a `~~~` fence (Claude Code would not): its own syntax decides.
+    (root / "GEMINI.md").write_bytes(b"Run tests.\n~~~\n@foo\x01bar\n~~~\n")
+    from instruction_gate.reference_agent.agent import Options
+    events = run_agent(request(root, "bug-tax-rounding"), Options(discovery="gemini"))
+    skipped = [e for e in events if e.get("name") == "import_skipped"]
+    assert skipped == [{"type": "instructions", "name": "import_skipped", "path": "GEMINI.md",
+                        "import": "foo\\x01bar", "reason": "not a loadable path (control character)"}]

@@ -274,12 +274,12 @@ def test_imports_from_outside_the_repository_are_reported_unread(tmp_path):
             "Also @docs/gone.md and @docs/here.md.\n")
     found = findings(repo, {"CLAUDE.md": text, "docs/here.md": "- ok\n"}, "IG003")
     outside_message = ("imports a file outside the repository: the agent would load text no reviewer sees "
-                       "in this pull request.")
+                       "in this pull request (Claude Code).")
     assert [(f.line, f.message) for f in found] == [
         (3, f"Import `@{outside}` {outside_message}"),
         (3, f"Import `@../../x.md` {outside_message}"),
         (3, f"Import `@~/x.md` {outside_message}"),
-        (4, "Import `@docs/gone.md` points to a missing file."),
+        (4, "Import `@docs/gone.md` points to a missing file (Claude Code)."),
         (4, "Import `@docs/here.md.` is not loaded: Claude Code reads the trailing `.` as part of the path. "
             "End the import with a space or a line break: `@docs/here.md`.")]
 
@@ -346,8 +346,8 @@ def test_imports_the_real_cli_does_not_expand_are_reported(tmp_path):
     messages = [f.message for f in findings(tmp_path / "repo", files, "IG003")]
     assert messages == [
         "`h5.md` is 5 imports away from this file; Claude Code follows 4, so it never loads.",
-        "Import `@../docs/x.md` resolves outside svc/: headless Claude Code (`claude -p`) expands only imports "
-        "inside its working directory, which is at or below this file's, so it stays literal text."]
+        "Import `@../docs/x.md` resolves outside svc/: Claude Code expands only imports inside the working "
+        "directory, which is at or below this file's, so it stays literal text."]
 
 
 def test_symlinked_instruction_files_are_read_through_and_outside_links_reported(git_repo, tmp_path):

@@ -22,14 +22,14 @@ _SPEC.loader.exec_module(bench)
 
 #: The targets (issue: precision >= 0.95, recall >= 0.8 on commands to run, lint false findings
 #: <= 1 per 20 files), held on the whole corpus (tuning and both held-out splits); measured 0.97 /
-#: 0.86 overall, 0.95 / 0.89 on commands, no false lint findings and 9 true on 52 files.
+#: 0.86 overall, 0.95 / 0.89 on commands, no false lint findings and 10 true on 52 files (one an IG012).
 #: Ratchet: never lower these; raise them when the grammar or the lint improves.
 PRECISION_OVERALL_FLOOR = 0.97
 RECALL_OVERALL_FLOOR = 0.86
 PRECISION_COMMANDS_FLOOR = 0.95
 RECALL_COMMANDS_FLOOR = 0.89
 LINT_FALSE_PER_20_CEILING = 0.5  #: at most one false finding on the whole corpus
-LINT_TRUE_FLOOR = 9
+LINT_TRUE_FLOOR = 10
 #: Per split, just under the figures measured after the fixes (precision, overall recall, recall on
 #: commands to run, lint false findings per 20 files). `held_out` was first measured, before any fix,
 #: at 0.29 precision, 0.38 recall on commands and 41.7 false lint findings per 20 files;

@@ -40,7 +40,8 @@ def test_json_shows_truncation_at_the_codex_budget_and_reads_a_commit(git_repo, 
     data = json.loads(out)
     assert code == 0 and [c["agent"] for c in data["chains"]] == ["codex"]
     [loaded] = data["chains"][0]["files"]
-    assert loaded == {"path": "AGENTS.md", "size": len(big), "bytes_loaded": 32 * 1024, "truncated": True}
+    assert loaded == {"path": "AGENTS.md", "size": len(big), "bytes_loaded": 32 * 1024, "truncated": True,
+                      "over_read_cap": False}
     assert data["directives"][0]["kind"] == "run" and data["directives"][0]["line"] == 3
 
 
@@ -85,3 +86,38 @@ def test_a_read_of_a_file_already_loaded_says_so(git_repo, capsys):
                      "CLAUDE.md": "See `AGENTS.md` for the shared agent instructions.\n"}, "pointer")
     code, out = explained(capsys, "--repo", str(git_repo.path))
     assert code == 0 and "CLAUDE.md:1  read `AGENTS.md`: already loaded as an instruction file" in out
+
+
+def test_load_settings_flags_later_files_symlinks_and_unloadable_imports(git_repo, capsys):
+    repo = git_repo.path
+    files = {"GEMINI.md": "- Run `make test`.\nSee @docs/gone.md and @shared/a.md and @docs/a.md\n",
+             "CONTEXT.md": "ctx\n", "TEAM.md": "- Team rule.\n", "docs/a.md": "a\n", "svc/GEMINI.md": "svc\n"}
+    for rel, body in files.items():
+        (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+        (repo / rel).write_text(body)
+    (repo / "shared").symlink_to("docs")
+    git_repo.commit({}, "gemini")
+    code, out = explained(capsys, "--repo", str(repo), "--agent", "all", "--context-files", "GEMINI.md,CONTEXT.md",
+                          "--fallback-names", "TEAM.md", "--doc-budget-bytes", "6")
+    assert code == 0
+    codex, gemini = out.split("\nCodex:")[1].split("\nClaude Code:")[0], out.split("\nGemini CLI:")[1].split("\nOpenCode:")[0]
+    assert "TEAM.md  13 B  (cut: 6 of 13 bytes)" in codex
+    assert "  CONTEXT.md  4 B" in gemini
+    assert gemini.count("a.md  2 B") == 1  # docs/a.md and shared/a.md are one file
+    assert "@docs/gone.md: not loaded (no such file); the model reads an import-failure text in its place" in gemini
+    assert "svc/GEMINI.md  4 B  (later: once the agent touches files in svc/)" in gemini
+    data = json.loads(explained(capsys, "--repo", str(repo), "--agent", "gemini", "--json")[1])
+    [chain] = data["chains"]
+    assert [f["path"] for f in chain["later"]] == ["svc/GEMINI.md"]
+    assert chain["imports_not_loaded"] == [{"file": "GEMINI.md", "import": "docs/gone.md", "reason": "no such file"}]
+    assert "CONTEXT.md" not in [f["path"] for f in chain["files"]]  # not a context file by default
+    assert explained(capsys, "--repo", str(repo), "--doc-budget-bytes", "0")[0] == 2
+
+
+def test_a_file_over_the_read_cap_is_noted(git_repo, capsys):
+    from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
+    git_repo.commit({"CLAUDE.md": "- Keep it short.\n" * (INSTRUCTION_CAP_BYTES // 17 + 2)}, "big")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "claude")
+    assert code == 0 and f"note: over the {INSTRUCTION_CAP_BYTES} byte read cap" in out
+    data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--agent", "claude", "--json")[1])
+    assert data["chains"][0]["files"][0]["over_read_cap"] is True
