@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from instruction_gate import git
 from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, gemini_context,
@@ -113,7 +114,8 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
     return checks
 
 
-def _path_check(root: Path, live, tool: str, shell) -> Check:
+def _path_check(root: Path, live: Callable[[list[Step], dict[str, str]], LiveRun], tool: str,
+                shell: Callable[[str], dict[str, str]]) -> Check:
     """Does a command the agent runs find a program on the PATH the harness gave it?"""
     bin_dir = root / "env" / "bin"
     bin_dir.mkdir(parents=True)
