@@ -38,6 +38,11 @@ ACT = Path(sys.executable).parent / "act"
 #: A fast subset: a task the contradiction breaks by command, one by policy event, a control.
 TASKS = ("bug-tax-rounding", "discover-contribution-policy", "docs-typo-negative-control")
 HARNESS = ("action.yml", "requirements-action.txt", "runner.py", "compare.py", "mutate.py", "instruction_gate", "schemas")
+#: The mutation the pull-request job evaluates. It must pass the static contract (lint included),
+#: or the job stops there and never shows an evaluation failure naming the tasks: a cut-off file
+#: loses a rule the lint has no way to miss (it reads the shorter file, which is well formed).
+#: Mutations the lint catches (a contradiction, a stale command) are its business, not this test's.
+EVALUATED_MUTATION = "truncation-tail"
 
 
 def _copy(names: tuple[str, ...], source: Path, target: Path) -> None:
@@ -56,15 +61,15 @@ def _git(cwd: Path, *args: str) -> str:
 
 def build_example(target: Path) -> dict[str, str]:
     """The demo repository (suite vendored at evals/instructions/) with the base checked out and
-    two candidate commits present only as objects; returns the SHAs by name."""
+    two candidate commits (benign, the evaluated mutation) present only as objects; returns the SHAs by name."""
     demo = demo_repo.build(target, demo_repo.resolve_candidate("benign"))
     shas = {"base": demo.base, "benign": demo.candidate}
     _git(target, "branch", "-q", "benign", demo.candidate)
     _git(target, "checkout", "-q", "--detach", demo.base)
-    _git(target, "apply", str(demo_repo.MUTATIONS_DIR / "contradiction.patch"))
-    _git(target, "commit", "-qam", "contradicting rule")
-    shas["contradiction"] = _git(target, "rev-parse", "HEAD")
-    _git(target, "branch", "-q", "contradiction")
+    _git(target, "apply", str(demo_repo.MUTATIONS_DIR / f"{EVALUATED_MUTATION}.patch"))
+    _git(target, "commit", "-qam", EVALUATED_MUTATION)
+    shas["mutation"] = _git(target, "rev-parse", "HEAD")
+    _git(target, "branch", "-q", "mutation")
     # The trusted base is what the job finds checked out.
     _git(target, "checkout", "-q", "-B", "main", demo.base)
     return shas
@@ -205,19 +210,30 @@ def test_benign_candidate_passes(act_workspace, tmp_path):
     assert "Instruction lint" in summary  # the static-contract step lints at no model cost
 
 
+def test_the_evaluated_mutation_passes_the_static_lint(tmp_path, capsys):
+    """Without act: the lint, as the action's static-contract step runs it, lets the mutation
+    through (the evaluation failing it is tests/test_demo.py's expectation)."""
+    from instruction_gate.cli import main
+    demo = demo_repo.build(tmp_path / "repo", demo_repo.resolve_candidate(EVALUATED_MUTATION))
+    code = main(["lint", "--repo", str(demo.path), "--manifest", str(demo.suite / "manifest.json"),
+                 "--policy", str(demo.suite / "policy.json"), "--base", demo.base, "--candidate", demo.candidate])
+    assert code == 0, capsys.readouterr().out
+
+
 def test_mutation_fails_and_names_the_regression(act_workspace, tmp_path):
     workspace, shas = act_workspace
-    result = run_act(workspace, tmp_path, shas["base"], shas["contradiction"])
+    result = run_act(workspace, tmp_path, shas["base"], shas["mutation"])
     log = result.stdout + result.stderr
     assert result.exit_code != 0, log[-6000:]
     assert "Job failed" in log
+    assert "Lint passes" in job_summary(log)  # the static lint let it through: the evaluation caught it
     outputs = gate_outputs(log)
     assert outputs["VERDICT"] == "fail", outputs
     assert outputs["EXIT_CODE"] == "1"
-    assert json.loads(outputs["FAILING_TASKS"]) == ["bug-tax-rounding", "discover-contribution-policy"]
-    assert "bug-tax-rounding" in outputs["EXIT_REASON"]
+    assert json.loads(outputs["FAILING_TASKS"]) == ["discover-contribution-policy"]
+    assert "discover-contribution-policy" in outputs["EXIT_REASON"]
     summary = job_summary(log)
-    assert "bug-tax-rounding" in summary and "required_command_missing" in summary
+    assert "discover-contribution-policy" in summary and "required_policy_event_missing" in summary
 
 
 def test_baseline_job_records_the_base_arm_and_a_pull_request_reuses_it(act_workspace, tmp_path):

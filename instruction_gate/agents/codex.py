@@ -31,6 +31,8 @@ OPTIONS = (
     OptionSpec("base_url", "Responses API base URL of a custom provider (default: the agent's "
                            "OPENAI_BASE_URL, set by adapters/broker; else Codex's own provider)"),
     OptionSpec("provider_retries", f"request and stream retries of the custom provider (default {DEFAULT_RETRIES})"),
+    OptionSpec("login_shell", "true/false: let Codex run commands in a login shell, whose profile may reset PATH "
+                              "(default: false, so the agent's commands see the PATH the harness gives)"),
     OptionSpec("stream_idle_seconds", f"seconds without a streamed event before Codex gives up "
                                       f"(default {DEFAULT_STREAM_IDLE_SECONDS:.0f})"),
 )
@@ -53,6 +55,9 @@ class CodexAgent:
     base_url: str | None = None  #: custom Responses API provider; None: Codex's configured one
     provider_retries: int = DEFAULT_RETRIES
     stream_idle_seconds: float = DEFAULT_STREAM_IDLE_SECONDS
+    #: Codex runs commands as `bash -lc` by default; a login shell reads /etc/profile, which on
+    #: Debian and Ubuntu resets PATH, so a check environment's `python` or `pytest` vanished (127).
+    login_shell: bool = False
     agent_name: str = "codex"
 
     @classmethod
@@ -69,7 +74,8 @@ class CodexAgent:
             cumulative_usage=options.choice("usage", ("cumulative", "per_turn"), "cumulative") == "cumulative",
             prices_per_mtok=options.prices("price_per_mtok"), base_url=options.text("base_url"),
             provider_retries=options.integer("provider_retries", DEFAULT_RETRIES),  # type: ignore[arg-type]
-            stream_idle_seconds=options.number("stream_idle_seconds", DEFAULT_STREAM_IDLE_SECONDS))  # type: ignore[arg-type]
+            stream_idle_seconds=options.number("stream_idle_seconds", DEFAULT_STREAM_IDLE_SECONDS),  # type: ignore[arg-type]
+            login_shell=bool(options.flag("login_shell", False)))
         # The broker hands its proxy URL in OPENAI_BASE_URL: talk to it as a custom provider,
         # whose key variable (OPENAI_API_KEY, the broker's placeholder) Codex reads itself.
         if agent.base_url is None and request.agent_env.get("OPENAI_BASE_URL"):
@@ -83,7 +89,8 @@ class CodexAgent:
         """`-c` overrides: valid for both `exec` and `exec resume`, and they keep Codex's
         discovery in line with what this adapter reports."""
         args = ["-c", f"sandbox_mode={json.dumps(self.sandbox)}",
-                "-c", f"project_doc_max_bytes={self.doc_budget_bytes}"]
+                "-c", f"project_doc_max_bytes={self.doc_budget_bytes}",
+                "-c", f"allow_login_shell={json.dumps(self.login_shell)}"]
         if self.fallback_names:
             args += ["-c", f"project_doc_fallback_filenames={json.dumps(list(self.fallback_names))}"]
         if self.model:

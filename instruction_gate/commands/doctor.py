@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from instruction_gate import git
 from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, gemini_context,
@@ -28,6 +29,8 @@ _FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@d
           "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
           "pkg/app.py": "x = 1\n"}
 _TOOL = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash"}
+#: A program only on the PATH the harness hands the agent (like a check environment's bin/).
+_PROBE = "ig-doctor-path-probe"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -80,9 +83,11 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
     def live(name: str, script: list[Step], **kwargs) -> LiveRun:
         return run_live(agent, Path(binary), repo, script, root / name, options=options, timeout=45, **kwargs)
 
+    def shell(command: str) -> dict[str, str]:
+        return {"command": command, **({"description": command} if agent == "opencode" else {})}
+
     checks: list[Check] = []
-    args = {"command": "exit 3", **({"description": "exit 3"} if agent == "opencode" else {})}
-    run = live("format", [Step("tool", name=_TOOL[agent], args=args, input_tokens=150,
+    run = live("format", [Step("tool", name=_TOOL[agent], args=shell("exit 3"), input_tokens=150,
                                output_tokens=11),
                           Step("text", text="Finished.", input_tokens=170, output_tokens=13)], cwd="pkg")
     result = run.result
@@ -100,12 +105,28 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
                 sum(r.step.output_tokens for r in counted))
     reported = (result.get("input_tokens"), result.get("output_tokens"))
     checks.append(Check("usage", reported == expected, f"adapter reported {reported}, the provider sent {expected}"))
+    checks.append(_path_check(root, lambda script, env: live("path", script, env_extra=env), _TOOL[agent], shell))
     for status, reason in ((500, "provider_error"), (401, "auth_failed")):
         failed = live(f"status-{status}", [Step("status", status=status, times=0, retry_after_ms=10)]).result
         got = (failed.get("failure_class"), failed.get("failure_reason"))
         checks.append(Check(f"HTTP {status}", got == ("infrastructure", reason),
                             f"classified as {got}, expected ('infrastructure', {reason!r})"))
     return checks
+
+
+def _path_check(root: Path, live: Callable[[list[Step], dict[str, str]], LiveRun], tool: str,
+                shell: Callable[[str], dict[str, str]]) -> Check:
+    """Does a command the agent runs find a program on the PATH the harness gave it?"""
+    bin_dir = root / "env" / "bin"
+    bin_dir.mkdir(parents=True)
+    (bin_dir / _PROBE).write_text("#!/bin/sh\nexit 0\n")
+    (bin_dir / _PROBE).chmod(0o755)
+    path = os.pathsep.join([str(bin_dir), os.environ.get("PATH", os.defpath)])
+    run = live([Step("tool", name=tool, args=shell(_PROBE)), Step("text", text="Done.")], {"PATH": path})
+    codes = [e.get("exit_code") for e in run.of_type("tool")]
+    hint = "" if codes == [0] else (" (127: the agent's shell reset PATH, so a check environment's bare `python` "
+                                    "or `pytest` would not be found; see adapters/README.md)")
+    return Check("shell PATH", codes == [0], f"a program first on the agent's PATH exited {codes}{hint}")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,13 +7,12 @@ base tree and may run.
 
 from __future__ import annotations
 
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
 from instruction_gate import proc
-from instruction_gate.reference_agent.command_policy import refusal
+from instruction_gate.reference_agent.command_env import prepare
 
 #: Exit codes recorded for commands that did not run, as a shell would report them.
 EXIT_REFUSED, EXIT_NOT_FOUND, EXIT_TIMED_OUT = 126, 127, 124
@@ -31,16 +30,14 @@ class Execution:
 
 def execute(command: str, repo_root: Path, cwd: Path, env: Mapping[str, str], timeout: float,
             allow_any: bool = False, tail_bytes: int = 4096) -> Execution:
-    """Run one command; a command that cannot start fails with 127, a refused one with 126."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        return Execution((command,), EXIT_REFUSED, "", refused=f"cannot parse: {exc}")
-    why = None if allow_any and argv else refusal(argv, repo_root, cwd)
-    if why:
-        return Execution(tuple(argv), EXIT_REFUSED, "", refused=why)
-    result = proc.run(argv, cwd, env=env, timeout=timeout, tail_bytes=tail_bytes)
+    """Run one command (leading `NAME=value` assignments applied as `command_env` allows); a command
+    that cannot start fails with 127, a refused one with 126."""
+    invocation = prepare(command, repo_root, cwd, allow_any)
+    argv = invocation.argv
+    if invocation.refused:
+        return Execution(argv or (command,), EXIT_REFUSED, "", refused=invocation.refused)
+    result = proc.run(list(argv), cwd, env={**env, **invocation.env}, timeout=timeout, tail_bytes=tail_bytes)
     if result.exit_code is None and not result.timed_out:
-        return Execution(tuple(argv), EXIT_NOT_FOUND, result.start_error or "could not start")
+        return Execution(argv, EXIT_NOT_FOUND, result.start_error or "could not start")
     exit_code = EXIT_TIMED_OUT if result.timed_out else int(result.exit_code or 0)
-    return Execution(tuple(argv), exit_code, (result.stdout + result.stderr)[-tail_bytes:])
+    return Execution(argv, exit_code, (result.stdout + result.stderr)[-tail_bytes:])

@@ -8,7 +8,6 @@ every directive the reference agent understood, with file:line and what it would
 from __future__ import annotations
 
 import posixpath
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.imports import REASONS, Import, imports
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
 from instruction_gate.lint.tree import Tree
-from instruction_gate.reference_agent.command_policy import refusal
+from instruction_gate.reference_agent.command_env import describe, prepare
 from instruction_gate.reference_agent.directives import Directive
 from instruction_gate.reference_agent.plan import Plan, build_plan
 
@@ -33,6 +32,7 @@ class Explained:
 
     directive: Directive
     outcome: str  #: e.g. "runs", "refused: ...", "forbidden by AGENTS.md:12", "asks for approval"
+    cwd: str | None = None  #: commands: the repository-relative directory they run in
 
 
 def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instruction_paths: tuple[str, ...] = (),
@@ -58,7 +58,9 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
 
     plan = build_plan(files, read_document)
     loaded = {path for path, _ in files}
-    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded)) for d in plan.followed]
+    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded),
+                                   plan.directory_of(d.source) if d.kind in ("run", "test_command") else None)
+                         for d in plan.followed]
 
 
 def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] | set[str] = frozenset()) -> str:
@@ -77,18 +79,16 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
         return f"not run: forbidden by {forbidden.source}:{forbidden.line}"
     if approval := plan.approval_for(command):
         return f"not run: asks for approval ({approval.source}:{approval.line})"
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        return f"cannot run: {exc}"
-    cwd = repo_root / (posixpath.dirname(d.source) or ".")
-    why = refusal(argv, repo_root, cwd)
-    if why:
-        return f"refused by the command policy: {why}"
-    first = plan.first_run(command, posixpath.dirname(d.source) or ".") if d.kind == "run" else None
+    where = plan.directory_of(d.source)
+    invocation = prepare(command, repo_root, repo_root / where)
+    if invocation.refused:
+        return f"refused by the command policy: {invocation.refused}"
+    first = plan.first_run(command, where) if d.kind == "run" else None
     if first is not None and (first.source, first.line) != (d.source, d.line):
         return f"already run for {first.source}:{first.line}"
-    return "runs it at the end when asked to verify" if d.kind == "test_command" else "runs it"
+    how = f"in {'the repository root' if where == '.' else where + '/'}"
+    how += f" with {describe(invocation.env)}" if invocation.env else ""
+    return f"runs it at the end when asked to verify, {how}" if d.kind == "test_command" else f"runs it {how}"
 
 
 def _relative(d: Directive) -> str:
@@ -123,6 +123,7 @@ def as_json(directory: str, found: list[Chain], explained: list[Explained],
                                            for (agent, _), items in (notes or {}).items() if agent == c.agent
                                            for i in items]} for c in found],
         "directives": [{"file": e.directive.source, "line": e.directive.line, "kind": e.directive.kind,
-                        "argument": e.directive.argument, "text": e.directive.text, "outcome": e.outcome}
+                        "argument": e.directive.argument, "text": e.directive.text, "outcome": e.outcome,
+                        **({"cwd": e.cwd} if e.cwd is not None else {})}
                        for e in explained],
     }

@@ -7,6 +7,10 @@ Contradiction rule (documented in `adapters/README.md`):
 4. For the single-valued test command, the last one read wins. Files are read root first,
    deeper files later, and a document named by "read X" right after the file naming it, so a
    deeper file (e.g. AGENTS.override.md) beats the root and a later line beats an earlier one.
+
+Commands run in the directory of the instruction file that asks for them (`packages/api/AGENTS.md`
+speaks for `packages/api`); a document it names ("Read `docs/testing.md`") speaks for the same
+directory, not for the document's own.
 """
 
 from __future__ import annotations
@@ -46,10 +50,16 @@ class Plan:
     approval_commands: list[Directive] = field(default_factory=list)
     approval_globs: list[str] = field(default_factory=list)
     documents: list[str] = field(default_factory=list)  #: documents opened, repository-relative
+    #: document -> directory its commands run in (that of the instruction file naming it)
+    document_directories: dict[str, str] = field(default_factory=dict)
     followed: list[Directive] = field(default_factory=list)
     skipped: list[Directive] = field(default_factory=list)
     #: per directive list, its patterns by first word (rebuilt when the list grows)
     _indexes: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def directory_of(self, source: str) -> str:
+        """The repository-relative directory commands from `source` run in."""
+        return self.document_directories.get(source) or posixpath.dirname(source) or "."
 
     def first_run(self, text: str, cwd: str) -> Command | None:
         """The planned run of `text` in `cwd`, if some directive already asked for it."""
@@ -124,7 +134,7 @@ class _Builder:
             self._apply(directive, depth)
 
     def _apply(self, d: Directive, depth: int) -> None:
-        plan, where = self.plan, posixpath.dirname(d.source) or "."
+        plan, where = self.plan, self.plan.directory_of(d.source)
         if d.kind == "read":
             target = _relative_to(d.source, d.argument or "")
             if target and target not in self.seen and depth < MAX_DOCUMENT_DEPTH:
@@ -132,6 +142,7 @@ class _Builder:
                 text = self.read_document(target)
                 if text is not None:
                     plan.documents.append(target)
+                    plan.document_directories[target] = where
                     self.add_file(target, text, depth + 1)
         elif d.kind == "run":
             if plan.first_run(d.argument or "", where) is None:  # a step said twice runs once

@@ -9,7 +9,7 @@ from instruction_gate.report.impact_md import impact_section as _impact
 from instruction_gate.report.tables import MAX_ROWS, table
 from instruction_gate.verdict import figures
 from instruction_gate.verdict.comparison import Comparison
-from instruction_gate.verdict.metrics import NOT_GATED
+from instruction_gate.verdict.metrics import NOT_APPLICABLE, NOT_GATED
 from instruction_gate.rules.compare import rule_summary
 from instruction_gate.rules.report import render_rules
 
@@ -26,9 +26,9 @@ def _metrics(c: Comparison) -> list[str]:
     level = f"{c.policy.confidence:.0%}"
     rows = []
     for m in c.metrics:
-        if m.estimate is None and m.verdict == NOT_GATED:
+        if m.estimate is None and (m.verdict == NOT_GATED or (m.verdict == NOT_APPLICABLE and m.bound is None)):
             continue
-        verdict = "not gated" if m.verdict == NOT_GATED else f"**{m.verdict.upper()}**"
+        verdict = {NOT_GATED: "not gated", NOT_APPLICABLE: "not applicable"}.get(m.verdict, f"**{m.verdict.upper()}**")
         p_value = "n/a" if m.p_value is None else f"{m.p_value:.3g}"
         info = ""
         if m.info.get("ratio_of_totals") is not None:

@@ -5,6 +5,11 @@ judged). A pair counts for a metric when both runs have a value; like the succes
 unit of analysis is the task (mean of its paired deltas), the interval is compare's t interval
 over task means, and `soft.max_compliance_rate_drop`, `soft.max_csr_drop` and `soft.max_c_isr_drop`
 gate the drops exactly as `max_success_rate_drop` gates success.
+
+A suite whose tasks define no rule has nothing to comply with: every paired run records
+`rule_metrics` with zero rules, and the metrics are "not applicable" (information, whatever the
+bounds). When rules exist but nothing could be judged (checks undetermined, records without rule
+results), a gated metric stays inconclusive: the rules were there and said nothing.
 """
 
 from __future__ import annotations
@@ -14,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from instruction_gate.verdict import stats
-from instruction_gate.verdict.metrics import MetricResult, MetricSpec, evaluate_metric, task_index, task_means, with_p_values
+from instruction_gate.verdict.metrics import (NOT_APPLICABLE, MetricResult, MetricSpec, evaluate_metric, task_index,
+                                              task_means, with_p_values)
 from instruction_gate.verdict.pairing import Pair
 
 #: Gated rule metrics (run-record `rule_metrics` keys), shown with the other soft metrics.
@@ -44,8 +50,21 @@ def columns(pairs: list[Pair], name: str, category: str | None = None) -> tuple[
     return (np.array([value(p.base) for p in pairs], dtype=float), np.array([value(p.candidate) for p in pairs], dtype=float))
 
 
+NO_RULES = "not applicable: no task of the suite defines a rule"
+
+
+def no_rules(pairs: list[Pair]) -> bool:
+    """Every paired run says it was judged by zero rules (the suite defines none); records that
+    carry no rule results say nothing either way."""
+    runs = [run.get("rule_metrics") for p in pairs for run in (p.base, p.candidate)]
+    return bool(runs) and all(isinstance(m, dict) and m.get("rules") == 0 for m in runs)
+
+
 def evaluate_rule_metrics(pairs: list[Pair], soft: dict[str, Any], statistics: dict[str, Any]) -> list[MetricResult]:
     """Gated rule metrics as soft metrics (same interval, verdict, p-value and policy handling)."""
+    if no_rules(pairs):
+        return [MetricResult(spec, soft.get(spec.policy_key), 0, 0, None, None, None, float("nan"), None,
+                             NOT_APPLICABLE, {"reason": NO_RULES}) for spec in RULE_METRICS]
     index, count = task_index(pairs)
     confidence = float(statistics["confidence_level"])
     evaluated = [evaluate_metric(spec, *columns(pairs, spec.name), index, count, soft.get(spec.policy_key), confidence)
@@ -104,7 +123,10 @@ def _rule_changes(pairs: list[Pair]) -> list[dict[str, Any]]:
 
 
 def rule_summary(pairs: list[Pair], confidence: float) -> dict[str, Any] | None:
-    """The `rules` section of summary.json; None when no paired run carries rule results."""
+    """The `rules` section of summary.json; None when no paired run carries rule results or the
+    suite defines no rule (the metrics table says "not applicable")."""
+    if no_rules(pairs):
+        return None
     judged = [p for p in pairs if isinstance(p.base.get("rule_metrics"), dict) and isinstance(p.candidate.get("rule_metrics"), dict)]
     if not judged:
         return None

@@ -40,6 +40,8 @@ METRICS: tuple[MetricSpec, ...] = (
 )
 
 PASS, FAIL, INCONCLUSIVE, NOT_GATED = "pass", "fail", "inconclusive", "not_gated"
+#: Nothing to measure (rule metrics of a suite that defines no rule): information, never a gate.
+NOT_APPLICABLE = "not_applicable"
 
 
 @dataclass

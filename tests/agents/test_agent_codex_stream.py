@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from agent_helpers import exited, parse, transcript_lines
+from agent_helpers import exited, make_request, parse, transcript_lines
 
 from instruction_gate.agents.codex_stream import CodexStream, unwrap_shell
 
@@ -224,3 +226,17 @@ def test_silence_after_turn_started_is_a_provider_stall(repo):
     assert parser.timeout_failure("killed").reason == "provider_error"
     _codex_process(parser, 0, {"type": "turn.started"}, _command("item_0", "sleep 999"), code=None)
     assert parser.timeout_failure("killed").reason == "timeout"
+
+
+def test_commands_run_in_a_plain_shell_unless_a_login_shell_is_asked_for(tmp_path):
+    """A login shell reads /etc/profile, which resets PATH on Debian and Ubuntu: the check
+    environment's `python` would exit 127. `doctor` checks the effect on the installed CLI."""
+    from instruction_gate.agents.codex import CodexAgent
+    from instruction_gate.agents.options import Options
+    from instruction_gate.agents.protocol import AdapterRequest
+    request = AdapterRequest.parse(json.dumps(make_request(tmp_path, tmp_path, {"PATH": "/usr/bin"})))
+    for options, setting in (({}, "allow_login_shell=false"), ({"login_shell": "true"}, "allow_login_shell=true")):
+        agent = CodexAgent.from_options(Options(options), request)
+        for turn in (0, 1):
+            argv = agent.turn_argv("codex", turn, "Fix it.", "thread-1")
+            assert argv[argv.index(setting) - 1] == "-c"

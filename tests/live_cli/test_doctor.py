@@ -15,7 +15,7 @@ def test_doctor_passes_on_the_pinned_cli(agent, request, capsys):
     code = cli.main(["doctor", "--agent", agent, "--binary", str(binary)])
     out = capsys.readouterr().out
     assert code == 0, out
-    for name in ("event format", "discovery", "usage", "HTTP 500", "HTTP 401"):
+    for name in ("event format", "discovery", "usage", "shell PATH", "HTTP 500", "HTTP 401"):
         assert f"ok   {name}:" in out
 
 

@@ -173,3 +173,15 @@ def test_a_bad_discovery_option_is_an_infrastructure_failure():
     with pytest.raises(ValueError, match="discovery must be one of both, codex, claude"):
         options_from(_parse_flags([]), {"discovery": "cursor"})
     assert options_from(_parse_flags(["--discovery", "claude"]), {}).discovery == "claude"
+
+
+def test_a_nested_files_commands_run_in_its_directory_and_so_do_its_documents(tmp_path):
+    nested = "# Catalog\n\n- Always run `ls pytest.ini` after editing.\n- Read `notes/steps.md`.\n"
+    root = workspace(tmp_path, "docs-typo-negative-control", {"services/catalog/AGENTS.md": nested})
+    (root / "services/catalog/notes").mkdir()
+    (root / "services/catalog/notes/steps.md").write_text("- Always run `ls notes` after editing.\n")
+    events = run_agent(request(root, "docs-typo-negative-control", cwd="services/catalog"))
+    shell = {e["command"]: e for e in events if e.get("tool") == "shell"}
+    # `pytest.ini` and `notes/` exist only in services/catalog: exit 0 proves where each ran.
+    assert (shell["ls pytest.ini"]["cwd"], shell["ls pytest.ini"]["exit_code"]) == ("services/catalog", 0)
+    assert (shell["ls notes"]["cwd"], shell["ls notes"]["exit_code"]) == ("services/catalog", 0)

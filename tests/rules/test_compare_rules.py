@@ -98,3 +98,44 @@ def test_records_without_rules_leave_the_section_out(tmp_path):
     code, summary, markdown = compare(tmp_path, data, policy(soft={"max_compliance_rate_drop": 0.1}))
     assert summary["rules"] is None and "Policy rules" not in markdown
     assert summary["metrics"]["compliance_rate"]["verdict"] == "inconclusive"  # gated but no data: says so
+
+
+def no_rule_metrics() -> dict:
+    """What the runner records for a run of a task that defines no rule."""
+    return {"turns": 1, "rules": 0, "satisfied": 0, "violated": 0, "undetermined": 0, "inapplicable": 0,
+            "triggering_rate": None, "compliance_rate": None, "exact_compliance_rate": None, "csr": None,
+            "c_isr": None, "per_turn": [{"turn": 0, "satisfied": 0, "violated": 0, "undetermined": 0, "csr": None,
+                                         "c_isr": None}], "by_category": {}}
+
+
+GATED = {"on_inconclusive": "fail", "max_compliance_rate_drop": 0.1, "max_csr_drop": 0.1, "max_c_isr_drop": 0.1}
+
+
+def test_a_suite_without_rules_is_not_applicable_not_inconclusive(tmp_path):
+    runs = [run(t, r, v, rule_metrics=no_rule_metrics(), rules=[]) for t in "ab" for r in range(2)
+            for v in ("base", "candidate")]
+    code, summary, markdown = compare(tmp_path, index(runs), policy(soft=GATED))
+    assert code == 0 and summary["verdict"] == "pass", summary["headline"]
+    for name in ("compliance_rate", "csr", "c_isr"):
+        metric = summary["metrics"][name]
+        assert metric["verdict"] == "not_applicable" and metric["estimate"] is None
+        assert metric["reason"] == "not applicable: no task of the suite defines a rule"
+    assert "inconclusive" not in summary["headline"]
+    assert "| rule compliance rate | n/a | n/a | −0.10 | not applicable |" in markdown
+    assert summary["rules"] is None and "### Policy rules" not in markdown
+
+
+def test_rules_that_could_not_be_judged_stay_inconclusive(tmp_path):
+    # The suite has a rule, but its check said nothing in any run (undetermined): not "no rules".
+    undetermined = dict(no_rule_metrics(), rules=1, undetermined=1, triggering_rate=1.0)
+    result = [{**rules_list(False)[0], "outcome": "undetermined"}]
+    runs = [run(t, r, v, rule_metrics=undetermined, rules=result) for t in "ab" for r in range(2)
+            for v in ("base", "candidate")]
+    code, summary, _ = compare(tmp_path, index(runs), policy(soft=GATED))
+    assert code == 1 and summary["verdict"] == "inconclusive"
+    assert summary["metrics"]["compliance_rate"]["verdict"] == "inconclusive"
+    # One arm without rule results (records of a runner that did not judge rules): unknown, inconclusive.
+    mixed = [run(t, 0, "base", rule_metrics=no_rule_metrics(), rules=[]) for t in "ab"]
+    mixed += [run(t, 0, "candidate") for t in "ab"]
+    code, summary, _ = compare(tmp_path / "mixed", index(mixed), policy(soft=GATED))
+    assert summary["metrics"]["compliance_rate"]["verdict"] == "inconclusive" and code == 1
