@@ -30,13 +30,14 @@ class Execution:
 
 
 def execute(command: str, repo_root: Path, cwd: Path, env: Mapping[str, str], timeout: float,
-            allow_any: bool = False, tail_bytes: int = 4096) -> Execution:
+            allow_any: bool = False, tail_bytes: int = 4096,
+            instruction_names: frozenset[str] = frozenset()) -> Execution:
     """Run one command; a command that cannot start fails with 127, a refused one with 126."""
     try:
         argv = shlex.split(command)
     except ValueError as exc:
         return Execution((command,), EXIT_REFUSED, "", refused=f"cannot parse: {exc}")
-    why = None if allow_any and argv else refusal(argv, repo_root, cwd)
+    why = None if allow_any and argv else refusal(argv, repo_root, cwd, instruction_names)
     if why:
         return Execution(tuple(argv), EXIT_REFUSED, "", refused=why)
     result = proc.run(argv, cwd, env=env, timeout=timeout, tail_bytes=tail_bytes)
