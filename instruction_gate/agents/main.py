@@ -11,6 +11,7 @@ from instruction_gate.agents.cli_agent import CliAgent, run_cli_agent
 from instruction_gate.agents.options import OptionSpec, Options, merged_options, parse_adapter_flags
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter
 from instruction_gate.errors import ConfigError
+from instruction_gate.console import say
 
 
 class AgentKind(NamedTuple):
@@ -37,7 +38,7 @@ def main(name: str, argv: list[str]) -> int:
     try:
         kind = AGENTS[name]
     except KeyError:
-        print(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}", file=sys.stderr)
+        say(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, _terminate)
     try:
@@ -47,6 +48,6 @@ def main(name: str, argv: list[str]) -> int:
         agent = kind.build(options, request)
         run_cli_agent(agent, request, EventWriter(), options.number("timeout_seconds"))
     except ConfigError as exc:
-        print(f"{name}: {exc}", file=sys.stderr)
+        say(f"{name}: {exc}", file=sys.stderr)
         return 2
     return 0

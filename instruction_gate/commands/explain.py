@@ -13,6 +13,7 @@ from instruction_gate.errors import ConfigError, EXIT_PASS
 from instruction_gate.lint.tree import DirTree, GitTree, directories
 from instruction_gate.untrusted import quote
 from instruction_gate.reference_agent.explain import AGENTS, as_json, explain
+from instruction_gate.console import say, safe_json
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
                 "protect_path": "do not edit", "approve_command": "approval (run)", "approve_edit": "approval (edit)",
@@ -40,24 +41,24 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--cwd: {quote(args.cwd)} is not a directory of {tree.label} (relative to the repository root)")
     found, _, explained = explain(tree, directory, args.agent, repo)
     if args.json:
-        print(json.dumps(as_json(directory, found, explained), indent=2))
+        print(safe_json(json.dumps(as_json(directory, found, explained), indent=2)))
         return EXIT_PASS
-    print(f"{repo} ({tree.label}), task directory: {directory or '.'}")
+    say(f"{repo} ({tree.label}), task directory: {directory or '.'}")
     for chain in found:
         total = sum(f.bytes_loaded for f in chain.files)
-        print(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
+        say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
         for f in chain.files:
             cut = f"  (cut: {f.bytes_loaded} of {f.size} bytes)" if f.truncated else ""
-            print(f"  {f.path}  {f.size} B{cut}")
+            say(f"  {f.path}  {f.size} B{cut}")
         for f in chain.whole[len(chain.files):]:
-            print(f"  {f.path}  {f.size} B  (not loaded: over the budget)")
+            say(f"  {f.path}  {f.size} B  (not loaded: over the budget)")
         if not chain.files:
-            print("  (no instruction file)")
-    print(f"\nThe reference agent's directives ({len(explained)}):")
+            say("  (no instruction file)")
+    say(f"\nThe reference agent's directives ({len(explained)}):")
     for item in explained:
         d = item.directive
         argument = f" `{d.argument}`" if d.argument else ""
-        print(f"  {d.source}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
+        say(f"  {d.source}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
     if not explained:
-        print("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
+        say("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
     return EXIT_PASS

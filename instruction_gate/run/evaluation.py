@@ -25,6 +25,7 @@ from instruction_gate.run.rule_sources import rule_sources
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments
 from instruction_gate.run.workspace import Slot, Stage
+from instruction_gate.console import say
 
 #: Agent CLIs' configuration directory variables and where they go inside the private home.
 #: GEMINI_CLI_HOME names the directory that holds `.gemini/` (the CLI's stand-in for the home
@@ -109,7 +110,7 @@ class Evaluation:
                     if record is None:
                         continue
                     done += 1
-                    print(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
+                    say(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
             except BaseException:
                 self.stopping.set()
                 for pending in futures:
