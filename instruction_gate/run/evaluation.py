@@ -132,7 +132,9 @@ class Evaluation:
         home = fresh_dir(generation.parent / "home")
         request = self._request(spec, generation, home)
         cwd = generation / task.cwd
-        view = View((generation, home), (*self.readable, self.stage.common_dir / "objects"), cwd)
+        # The check environment stays read-only even under a writable directory: the checks run it next.
+        view = View((generation, home), (*self.readable, self.stage.common_dir / "objects"), cwd,
+                    protected=(self.check_env_dir,) if self.check_env_dir is not None else ())
         outcome = adapter.invoke(self.adapter_argv, request, self._private(self.envs.adapter, home), cwd,
                                  task.timeout_seconds, self.sandbox, view, self.limits)
         classification = gates.classify(outcome, task.timeout_seconds)

@@ -81,3 +81,13 @@ def test_a_home_left_unreadable_is_still_emptied(tmp_path):
     (locked / "f").write_text("x")
     (home / "a").chmod(0o000)
     assert list(sandbox.fresh_dir(home).iterdir()) == []
+
+
+def test_protected_paths_are_bound_read_only_after_every_writable_one(tmp_path):
+    cache, env = tmp_path / "cache", tmp_path / "cache" / "env"
+    inner = tmp_path / "env2" / "cache"  # a writable directory inside a protected one
+    args = sandbox.bwrap_args(sandbox.View((tmp_path / "work", cache, inner), (), None,
+                                           protected=(env, tmp_path / "env2")), "none")
+    binds = [(args[i], args[i + 1]) for i, a in enumerate(args) if a in ("--bind", "--ro-bind")]
+    last_writable = max(i for i, (kind, _) in enumerate(binds) if kind == "--bind")
+    assert sorted(binds[last_writable + 1:]) == sorted([("--ro-bind", str(env)), ("--ro-bind", str(tmp_path / "env2"))])
