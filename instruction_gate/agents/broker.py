@@ -26,6 +26,7 @@ from instruction_gate.agents.protocol import AdapterRequest, EventWriter, Usage,
 from instruction_gate.agents.failures import Failure
 from instruction_gate.errors import ConfigError
 from instruction_gate.console import say, safe
+from instruction_gate.agents.undumpable import harden_adapter
 
 TOKEN_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN"
 UPSTREAM_VAR = "INSTRUCTION_EVAL_UPSTREAM_URL"
@@ -132,6 +133,7 @@ def _terminate(signum: int, frame: object) -> NoReturn:
 
 def main(argv: list[str]) -> int:
     reexec_without_token(argv)
+    harden_adapter("broker")  # the provider key is in this process's memory from here on
     token, argv = take_token(argv)
     signal.signal(signal.SIGTERM, _terminate)
     writer = EventWriter()

@@ -12,6 +12,7 @@ from instruction_gate.agents.options import OptionSpec, Options, merged_options,
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter
 from instruction_gate.errors import ConfigError
 from instruction_gate.console import say
+from instruction_gate.agents.undumpable import harden_adapter
 
 
 class AgentKind(NamedTuple):
@@ -41,6 +42,7 @@ def main(name: str, argv: list[str]) -> int:
         say(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, _terminate)
+    harden_adapter(name)  # before any agent starts
     try:
         flags = parse_adapter_flags(f"adapters/{name}", kind.options, argv)
         request = AdapterRequest.parse(sys.stdin.read())
