@@ -83,3 +83,10 @@ def test_single_line_commands_match_as_before():
     events = [{"type": "tool", "command": "terraform plan", "exit_code": 0}]
     assert _outcome(CommandForbidden(INFO, r"^terraform apply"), events) is Outcome.SATISFIED
     assert _outcome(CommandForbidden(INFO, r"terraform.*apply"), events) is Outcome.SATISFIED
+
+
+def test_the_gate_evidence_names_the_multi_line_command_that_matched():
+    from instruction_gate.verdict.gate_evidence import forbidden_command
+
+    run = {"events": [{"type": "tool", "command": "bash <<'EOF'\nterraform apply\nEOF", "exit_code": 0}]}
+    assert "ran " in forbidden_command(r"^terraform apply", run, None)
