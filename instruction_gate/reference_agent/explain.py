@@ -76,7 +76,7 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
     except ValueError as exc:
         return f"cannot run: {exc}"
     cwd = repo_root / (posixpath.dirname(d.source) or ".")
-    why = refusal(argv, repo_root, cwd)
+    why = refusal(argv, repo_root, cwd, frozenset(posixpath.basename(p) for p in loaded))
     if why:
         return f"refused by the command policy: {why}"
     first = plan.first_run(command, posixpath.dirname(d.source) or ".") if d.kind == "run" else None

@@ -59,15 +59,25 @@ def is_option(arg: str, option: str) -> bool:
     return arg.startswith(option) and not arg.startswith("--")
 
 
+#: pnpm's and yarn's own commands win over a script of the same name: never a shorthand.
+_MANAGER_COMMANDS = {"add", "dlx", "exec", "x", "create", "init", "remove", "rm", "up", "update", "upgrade", "link",
+                     "unlink", "publish", "patch", "patch-commit", "setup", "env", "store", "config", "set", "global",
+                     "import", "rebuild", "prune", "why", "outdated", "audit", "licenses", "deploy", "pack", "node",
+                     "dedupe", "fetch", "self-update", "plugin", "npm", "workspace", "workspaces", "info", "cache",
+                     "policies", "constraints", "version", "stage", "unplug", "bin", "explain", "search", "root",
+                     "doctor", "login", "logout", "owner", "tag", "team", "generate-lock-entry", "upgrade-interactive"}
+
+
 def package_scripts(repo_root: Path, cwd: Path) -> set[str]:
     """Script names of the package.json in `cwd` (else the repository root): base-tree files,
-    so `pnpm lint` / `yarn lint` run the project's own script."""
+    so `pnpm lint` / `yarn lint` run the project's own script. Names of the managers' own
+    commands are left out: `pnpm dlx` runs pnpm's dlx even when a script is called so."""
     for directory in (cwd, repo_root):
         try:
             scripts = json.loads((directory / "package.json").read_text(encoding="utf-8")).get("scripts")
         except (OSError, ValueError, AttributeError):
             continue
-        return set(scripts) if isinstance(scripts, dict) else set()
+        return set(scripts) - _MANAGER_COMMANDS if isinstance(scripts, dict) else set()
     return set()
 
 

@@ -146,7 +146,7 @@ RUNNER_REFUSED = {
 }
 
 
-PACKAGE_JSON = '{"scripts": {"lint": "eslint .", "typecheck": "tsc --noEmit"}}'
+PACKAGE_JSON = '{"scripts": {"lint": "eslint .", "typecheck": "tsc --noEmit", "dlx": "x", "exec": "y"}}'
 ECOSYSTEM_ALLOWED = [
     "bundle exec rake", "bundle exec rake test", "bundle exec rspec spec/models", "bundle install", "rake",
     "rake test", "rspec --format documentation", "mix test", "mix test --cover", "mix format --check-formatted",
@@ -186,7 +186,7 @@ ECOSYSTEM_REFUSED = {
     "rake RUBYOPT=-revil test": "variables", "rspec -r ./evil.rb": "load code", "rspec -O opts": "load code",
     "bundle exec ruby -e 'x'": "allowlist", "bundle exec sh -c evil": "allowlist", "bundle add evil": "bundle add",
     "bundle exec": "no command", "bundle install evil": "package names",
-    "pnpm evil": "pnpm evil", "yarn evil": "yarn evil", "pnpm lint --registry=x": "reads options",
+    "pnpm evil": "pnpm evil", "yarn evil": "yarn evil", "pnpm dlx evil": "pnpm dlx", "yarn exec evil": "yarn exec", "pnpm lint --registry=x": "reads options",
 }
 
 

@@ -11,6 +11,7 @@ from instruction_gate.rules.trajectory import CommandForbidden, CommandOrder, Co
 from instruction_gate.run import gates
 from instruction_gate.run.adapter import AdapterOutcome
 from instruction_gate.suite.manifest import Task
+from instruction_gate.verdict.gate_evidence import forbidden_command
 
 INFO = RuleInfo("r", "command_required", "workflow.tool_usage", EvidenceType.TRAJECTORY, exact=True)
 
@@ -86,7 +87,5 @@ def test_single_line_commands_match_as_before():
 
 
 def test_the_gate_evidence_names_the_multi_line_command_that_matched():
-    from instruction_gate.verdict.gate_evidence import forbidden_command
-
     run = {"events": [{"type": "tool", "command": "bash <<'EOF'\nterraform apply\nEOF", "exit_code": 0}]}
     assert "ran " in forbidden_command(r"^terraform apply", run, None)
