@@ -188,8 +188,7 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
                                     sandbox=confinement, limits=chosen.limits,
                                     readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
-                                                                       (checked.repo, args.manifest.parent))
-                                                                       + ((env_dir,) if env_dir else ()),
+                                                                       (checked.repo, args.manifest.parent)),
                                     check_env_dir=env_dir)
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)

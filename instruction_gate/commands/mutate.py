@@ -179,8 +179,7 @@ def run(args: argparse.Namespace) -> int:
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
                              readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
-                                                                  (repo, args.manifest.parent))
-                                                                       + ((env_dir,) if env_dir else ()),
+                                                                  (repo, args.manifest.parent)),
                              check_env_dir=env_dir)
         say(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)

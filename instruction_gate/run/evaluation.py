@@ -14,7 +14,7 @@ from typing import Any
 
 from instruction_gate import __version__, proc
 
-from instruction_gate.run import adapter, check_env, gates
+from instruction_gate.run import adapter, check_env, gates, sandbox_paths
 from instruction_gate.run.budget import Budget
 from instruction_gate.run.limits import OutputLimits, limit_reason
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View, fresh_dir
@@ -133,8 +133,9 @@ class Evaluation:
         request = self._request(spec, generation, home)
         cwd = generation / task.cwd
         # The check environment stays read-only even under a writable directory: the checks run it next.
-        view = View((generation, home), (*self.readable, self.stage.common_dir / "objects"), cwd,
-                    protected=(self.check_env_dir,) if self.check_env_dir is not None else ())
+        env_paths = sandbox_paths.check_env_paths(self.check_env_dir)
+        view = View((generation, home), (*self.readable, *env_paths, self.stage.common_dir / "objects"), cwd,
+                    protected=env_paths)
         outcome = adapter.invoke(self.adapter_argv, request, self._private(self.envs.adapter, home), cwd,
                                  task.timeout_seconds, self.sandbox, view, self.limits)
         classification = gates.classify(outcome, task.timeout_seconds)
