@@ -11,7 +11,7 @@ In `broker` mode it first calls the provider at $OPENAI_BASE_URL with $OPENAI_AP
 writes everything it could read (environment, argv, files in its workspace and home, its
 ancestors' /proc environ and cmdline, the provider's answer) to STANDIN_LOG/dump.json. In
 `memprobe` mode a child it starts tries to read each ancestor's memory through /proc/<pid>/mem
-and writes what it got to STANDIN_LOG/mem.json.
+and writes what it got to STANDIN_LOG/mem.json (`broker` mode does that too).
 """
 
 import json
@@ -144,7 +144,7 @@ def main():
         time.sleep(600)
     if mode == "broker":
         call_provider_and_dump(log)
-    if mode == "memprobe":
+    if mode in ("broker", "memprobe"):
         probe_memory(log)
     transcripts = os.environ["STANDIN_TRANSCRIPTS"].split(",")
     text = Path(transcripts[call_index]).read_text().replace("/REPO", os.environ["STANDIN_REPO"])
