@@ -5,6 +5,8 @@ name, a command or a message holds; and every printer goes through the one outpu
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -69,3 +71,21 @@ def test_every_printer_goes_through_the_output_helper():
         unsafe += [f"{rel}: sys.stdout/stderr.write of unescaped text" for m in
                    re.finditer(r"sys\.(?:stdout|stderr)\.write\((?!safe\(|json\.dumps)", source)]
     assert unsafe == []
+
+
+def test_changed_file_names_shown_by_the_action_stay_text(git_repo, capsys):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/AGENTS.override.md"],
+                "tasks": [{"id": "t", "kind": "bug_fix", "prompt_file": "evals/prompt.md", "checks": [["true"]]}]}
+    base = git_repo.commit({"evals/manifest.json": json.dumps(manifest), "evals/prompt.md": "do it"}, "base")
+    candidate = git_repo.commit({"a ::add-mask::x/AGENTS.override.md": "1", "c \x1b[2K##[group]/AGENTS.override.md": "3"},
+                                "hostile names")
+    assert main(["changes", "--repo", str(git_repo.path), "--manifest", str(git_repo.path / "evals/manifest.json"),
+                 "--base", base, "--candidate", candidate]) == 0
+    listed = capsys.readouterr().out
+    assert len(listed.splitlines()) == 2 and _injects(listed) == []
+    # The action prints the list with this line of its `changes` step.
+    action = (Path(__file__).resolve().parents[2] / "action.yml").read_text()
+    shown = next(line.strip() for line in action.splitlines() if 'echo "Changed instruction files:"' in line)
+    result = subprocess.run(["bash", "-c", f'changed="$CHANGED"; {shown}'], env={**os.environ, "CHANGED": listed.rstrip("\n")},
+                            capture_output=True, text=True, check=True)
+    assert len(result.stdout.splitlines()) == 3 and _injects(result.stdout) == []
