@@ -14,6 +14,7 @@ from typing import Sequence
 
 from instruction_gate import __version__
 from instruction_gate.errors import EXIT_NOT_EVALUATED, EXIT_PASS, EXIT_USAGE, GateError
+from instruction_gate.console import say
 
 #: command name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -66,17 +67,17 @@ def execute(args: argparse.Namespace) -> int:
     try:
         return module.run(args)
     except GateError as exc:
-        print(f"instruction-gate: error: {exc}", file=sys.stderr)
+        say(f"instruction-gate: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}", file=sys.stderr)
+        say(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_NOT_EVALUATED
     except BrokenPipeError:  # `... | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PASS
     except KeyboardInterrupt:
-        print("instruction-gate: interrupted; finished runs are kept", file=sys.stderr)
+        say("instruction-gate: interrupted; finished runs are kept", file=sys.stderr)
         return EXIT_NOT_EVALUATED
 
 

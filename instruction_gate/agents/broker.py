@@ -25,6 +25,8 @@ from instruction_gate.agents.options import OptionSpec, merged_options, parse_ad
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter, Usage, adapter_version, result_event
 from instruction_gate.agents.failures import Failure
 from instruction_gate.errors import ConfigError
+from instruction_gate.console import say, safe
+from instruction_gate.agents.undumpable import harden_adapter
 
 TOKEN_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN"
 UPSTREAM_VAR = "INSTRUCTION_EVAL_UPSTREAM_URL"
@@ -131,6 +133,7 @@ def _terminate(signum: int, frame: object) -> NoReturn:
 
 def main(argv: list[str]) -> int:
     reexec_without_token(argv)
+    harden_adapter("broker")  # the provider key is in this process's memory from here on
     token, argv = take_token(argv)
     signal.signal(signal.SIGTERM, _terminate)
     writer = EventWriter()
@@ -142,13 +145,13 @@ def main(argv: list[str]) -> int:
         provider = PROVIDERS[options.choice("provider", PROVIDERS, DEFAULT_PROVIDER.get(wrap, "openai"))]
         upstream = options.text("upstream_url") or os.environ.get(UPSTREAM_VAR) or provider.default_upstream
     except ConfigError as exc:
-        print(f"broker: {exc}", file=sys.stderr)
+        say(f"broker: {exc}", file=sys.stderr)
         return 2
     if not token:
         writer.emit(result_event(failure=Failure("auth_failed"), tool_calls=None, usage=Usage(),
                                  provider_cost_usd=None, instruction_files=(), final_message=None,
                                  provenance={"adapter_version": adapter_version("broker")}))
-        print(f"broker: {TOKEN_VAR} is not set", file=sys.stderr)
+        say(f"broker: {TOKEN_VAR} is not set", file=sys.stderr)
         return 0
     proxy = CredentialProxy(upstream, provider.header_name, provider.header_format.format(token=token), token)
     proxy.start()
@@ -181,9 +184,9 @@ def _run_wrapped(argv: list[str], request: AdapterRequest, wrapped: dict[str, An
     result = proc.run(argv, request.workspace, env=env, stdin=json.dumps(wrapped), on_stdout_line=relay,
                       grace=WRAPPED_KILL_GRACE)
     if result.stderr:
-        sys.stderr.write(result.stderr.replace(token, REDACTED.decode()))
+        sys.stderr.write(safe(result.stderr.replace(token, REDACTED.decode())))
     if result.start_error:
-        print(f"broker: cannot start wrapped adapter: {result.start_error}", file=sys.stderr)
+        say(f"broker: cannot start wrapped adapter: {result.start_error}", file=sys.stderr)
         return 1
     for event in held:
         writer.emit(override_failure(event, proxy.statuses))

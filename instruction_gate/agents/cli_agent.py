@@ -18,6 +18,7 @@ from instruction_gate import proc
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.failures import Failure
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter, Usage, adapter_version, result_event
+from instruction_gate.console import say
 
 #: Seconds kept back from the runner's timeout so the adapter can still kill the agent
 #: and print its result before the runner kills the adapter.
@@ -210,9 +211,9 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         if failure is not None:
             break
     if failure is not None and failure.detail:
-        print(f"{agent.agent_name}: {failure.reason}: {failure.detail}", file=sys.stderr)
+        say(f"{agent.agent_name}: {failure.reason}: {failure.detail}", file=sys.stderr)
     if parser.malformed_lines:
-        print(f"{agent.agent_name}: ignored {parser.malformed_lines} malformed output lines", file=sys.stderr)
+        say(f"{agent.agent_name}: ignored {parser.malformed_lines} malformed output lines", file=sys.stderr)
     event = result_event(
         failure=failure, tool_calls=parser.tool_calls, usage=parser.usage,
         provider_cost_usd=parser.cost_usd, instruction_files=agent.instruction_files(request, parser),

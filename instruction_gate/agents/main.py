@@ -11,6 +11,8 @@ from instruction_gate.agents.cli_agent import CliAgent, run_cli_agent
 from instruction_gate.agents.options import OptionSpec, Options, merged_options, parse_adapter_flags
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter
 from instruction_gate.errors import ConfigError
+from instruction_gate.console import say
+from instruction_gate.agents.undumpable import harden_adapter
 
 
 class AgentKind(NamedTuple):
@@ -37,9 +39,10 @@ def main(name: str, argv: list[str]) -> int:
     try:
         kind = AGENTS[name]
     except KeyError:
-        print(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}", file=sys.stderr)
+        say(f"unknown agent {name!r}; known: {', '.join(sorted(AGENTS))}", file=sys.stderr)
         return 2
     signal.signal(signal.SIGTERM, _terminate)
+    harden_adapter(name)  # before any agent starts
     try:
         flags = parse_adapter_flags(f"adapters/{name}", kind.options, argv)
         request = AdapterRequest.parse(sys.stdin.read())
@@ -47,6 +50,6 @@ def main(name: str, argv: list[str]) -> int:
         agent = kind.build(options, request)
         run_cli_agent(agent, request, EventWriter(), options.number("timeout_seconds"))
     except ConfigError as exc:
-        print(f"{name}: {exc}", file=sys.stderr)
+        say(f"{name}: {exc}", file=sys.stderr)
         return 2
     return 0

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping
 
 from instruction_gate.errors import ConfigError
+from instruction_gate.console import say
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
@@ -123,5 +124,5 @@ def merged_options(request_options: Mapping[str, str], flags: Mapping[str, str],
     known = {spec.key for spec in specs}
     unknown = sorted(set(merged) - known)
     if unknown:
-        print(f"{agent}: ignoring unknown options: {', '.join(unknown)}", file=sys.stderr)
+        say(f"{agent}: ignoring unknown options: {', '.join(unknown)}", file=sys.stderr)
     return Options(merged)

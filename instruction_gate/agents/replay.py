@@ -18,6 +18,7 @@ from instruction_gate.agents.failures import Failure
 from instruction_gate.agents.options import OptionSpec, Options, merged_options, parse_adapter_flags
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter
 from instruction_gate.errors import ConfigError
+from instruction_gate.console import say
 
 OPTIONS = (
     OptionSpec("run_dir", "a stored run directory holding events.jsonl and, optionally, patch.diff"),
@@ -85,13 +86,13 @@ def replay(request: AdapterRequest, options: Options, writer: EventWriter) -> No
     results = [e for e in events if e.get("type") == "result"]
     writer.emit_all(e for e in events if e.get("type") != "result")
     if malformed:
-        print(f"replay: skipped {malformed} malformed recorded lines", file=sys.stderr)
+        say(f"replay: skipped {malformed} malformed recorded lines", file=sys.stderr)
     failure = apply_patch(patch, request.repo_root) if patch else None
     if not results:
         return  # the recorded run had no result: replay that faithfully
     result = dict(results[-1])
     if failure is not None:
-        print(f"replay: {failure.detail}", file=sys.stderr)
+        say(f"replay: {failure.detail}", file=sys.stderr)
         # The workspace no longer matches the recording, so this replay proves nothing.
         result.update(status="failed", failure_class="infrastructure", failure_reason="replay_patch_failed")
     writer.emit(result)
@@ -104,6 +105,6 @@ def main(argv: list[str]) -> int:
         request = AdapterRequest.parse(sys.stdin.read())
         replay(request, merged_options(request.options, flags, OPTIONS, "replay"), EventWriter())
     except ConfigError as exc:
-        print(f"replay: {exc}", file=sys.stderr)
+        say(f"replay: {exc}", file=sys.stderr)
         return 2
     return 0

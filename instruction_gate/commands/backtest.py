@@ -29,6 +29,7 @@ from instruction_gate.secrets import split_environment
 from instruction_gate.suite.contract import resolve_commit
 from instruction_gate.suite.prepare import repo_root
 from instruction_gate.verdict.policy import load_policy
+from instruction_gate.console import say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -124,13 +125,13 @@ def run(args: argparse.Namespace) -> int:
         work.mkdir()
         header = {"suite_ref": args.suite_ref, "suite_sha": suite_sha, "suite_digest": digest, "range": revisions,
                   "repository": str(repo)}
-        print(f"backtest: {len(commits)} instruction commits in {revisions}; suite from {args.suite_ref} "
+        say(f"backtest: {len(commits)} instruction commits in {revisions}; suite from {args.suite_ref} "
               f"({suite_sha[:12]})", file=sys.stderr)
         _terminate_on_sigterm()
         rows = _replay_all(replay, commits, commit_run.Setup(replay.root, replay.manifest_path, policy, flags, work),
                            out, header)
     shutil.rmtree(work, ignore_errors=True)
-    print(f"backtest: {len(rows)} commits in {out / 'backtest.md'}", file=sys.stderr)
+    say(f"backtest: {len(rows)} commits in {out / 'backtest.md'}", file=sys.stderr)
     return 0
 
 
@@ -148,7 +149,7 @@ def _replay_all(replay: Replay, commits: list, setup: commit_run.Setup, out: Pat
                 row = commit_run.evaluate(commit, base, candidate, directory, setup)
                 state = "evaluated"
             rows.append(row)
-            print(f"[{number}/{len(commits)}] {commit.sha[:12]} {commit.subject[:60]}: {row['verdict']} "
+            say(f"[{number}/{len(commits)}] {commit.sha[:12]} {commit.subject[:60]}: {row['verdict']} "
                   f"({state}, {row['runs']} runs)", file=sys.stderr, flush=True)
             _write(out, rows, header)
     except KeyboardInterrupt:

@@ -29,6 +29,7 @@ from instruction_gate.suite.instruction_diff import instruction_hunks
 from instruction_gate.verdict.comparison import compare
 from instruction_gate.verdict.policy import load_policy, policy_from_dict
 from instruction_gate.verdict.results import load_results
+from instruction_gate.console import say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -53,7 +54,7 @@ def _finish(args: argparse.Namespace, result: dict) -> int:
     write_json_atomic(args.out / "blame.json", result)
     text = report.markdown(result)
     write_text_atomic(args.out / "blame.md", text)
-    print(text)
+    say(text)
     return EXIT_NOT_EVALUATED if result["status"] == "not_evaluated" else EXIT_PASS
 
 
@@ -101,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(), repeats, args.jobs, options,
                              args.temp_dir, sorted(failing))
         trials = Trials(scratch, runner, contract.base_sha, hunks, texts, failing, args.out / "runs")
-        print(f"blame: {len(hunks)} hunk(s), {len(failing)} failing task(s), {steps} step(s) of {per_step} run(s)",
+        say(f"blame: {len(hunks)} hunk(s), {len(failing)} failing task(s), {steps} step(s) of {per_step} run(s)",
               file=sys.stderr)
         outcome = search.bisect(len(hunks), trials, confirm=needed + per_step <= budget)
     valid = any(r.get("valid", True) for r in trials.records) or not trials.records

@@ -18,6 +18,7 @@ from instruction_gate import git, globs
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.errors import ConfigError
 from instruction_gate.untrusted import quote
+from instruction_gate.console import say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,10 +43,10 @@ def run(args: argparse.Namespace) -> int:
     manifest = manifest_mod.load(args.manifest)
     instructions, code = changed_paths(args.repo, manifest.instruction_paths, args.base, args.candidate)
     for path in instructions:
-        print(quote(path, limit=4096))  # a newline in a path must not print a second line (or a workflow command)
+        say(quote(path, limit=4096))  # a newline in a path must not print a second line (or a workflow command)
     if instructions and code:
         shown = ", ".join(quote(c, limit=200) for c in code[:20]) + (f", ... and {len(code) - 20} more" if len(code) > 20 else "")
-        print(f"mixed change: instruction files {', '.join(quote(i, limit=200) for i in instructions)}; code ({len(code)} "
+        say(f"mixed change: instruction files {', '.join(quote(i, limit=200) for i in instructions)}; code ({len(code)} "
               f"file{'s' if len(code) != 1 else ''}): {shown}. The static contract refuses it unless the policy's "
               "contract.mixed_changes is hold-code", file=sys.stderr)
     return 0

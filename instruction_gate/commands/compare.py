@@ -21,6 +21,7 @@ from instruction_gate.verdict.results import ResultSet, load_results
 from instruction_gate.report import chart_md
 from instruction_gate.report.summary_json import build_summary
 from instruction_gate.report.summary_md import render
+from instruction_gate.console import say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         for level, messages in (("error", decision.errors), ("warning", decision.warnings)):
             for message in messages:
-                print(f"{level}: {message}", file=sys.stderr)
-    print(decision.headline)
-    print(f"summary: {args.summary}  json: {json_path}", file=sys.stderr)
+                say(f"{level}: {message}", file=sys.stderr)
+    say(decision.headline)
+    say(f"summary: {args.summary}  json: {json_path}", file=sys.stderr)
     return decision.exit_code

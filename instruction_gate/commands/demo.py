@@ -18,6 +18,7 @@ from pathlib import Path
 
 from instruction_gate import demo_repo, proc
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS, EXIT_USAGE
+from instruction_gate.console import say
 
 #: The mutation shown next to the benign edit when no candidate is chosen.
 DEFAULT_MUTATION = "contradiction"
@@ -72,7 +73,7 @@ def candidate_regressions(index_path: Path) -> dict[str, list[str]]:
 
 def _show(result: proc.ProcResult, lines: int = 12) -> None:
     for line in (result.stderr.strip().splitlines() + result.stdout.strip().splitlines())[-lines:]:
-        print(f"    {line}")
+        say(f"    {line}")
 
 
 def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcome:
@@ -90,12 +91,12 @@ def evaluate(candidate: demo_repo.Candidate, args: argparse.Namespace) -> Outcom
               "--adapter-option", f"skip_probability={args.skip_probability}"]
     if args.repeats:
         runner += ["--repeats", str(args.repeats)]
-    print(f"[{candidate.name}] paired evaluation: {repo.path} (base {repo.base[:8]}, candidate {repo.candidate[:8]})",
+    say(f"[{candidate.name}] paired evaluation: {repo.path} (base {repo.base[:8]}, candidate {repo.candidate[:8]})",
           flush=True)
     evaluated = proc.run(runner, repo.path)
     for line in evaluated.stderr.splitlines():
         if "runs recorded" in line:
-            print(f"    {line.strip()}")
+            say(f"    {line.strip()}")
     if not (results / "index.json").is_file() or evaluated.exit_code == EXIT_USAGE:
         _show(evaluated)
         return Outcome(candidate.name, evaluated.exit_code if evaluated.exit_code is not None else EXIT_USAGE,
@@ -131,20 +132,20 @@ def blame(repo: demo_repo.DemoRepo, results: Path, out: Path, args: argparse.Nam
 
 
 def report(outcome: Outcome) -> None:
-    print(f"[{outcome.name}] verdict: {outcome.verdict.upper()} (exit {outcome.exit_code})")
+    say(f"[{outcome.name}] verdict: {outcome.verdict.upper()} (exit {outcome.exit_code})")
     if outcome.summary:
         headline = outcome.summary.read_text(encoding="utf-8").lstrip().splitlines()[0]
-        print(f"    {headline.lstrip('# ')}")
+        say(f"    {headline.lstrip('# ')}")
     for task, gates in outcome.regressions.items():
-        print(f"    {task}: {', '.join(gates)}")
-    print(f"    artifacts: {outcome.results}")
+        say(f"    {task}: {', '.join(gates)}")
+    say(f"    artifacts: {outcome.results}")
     if outcome.summary:
-        print(f"    summary:   {outcome.summary}")
+        say(f"    summary:   {outcome.summary}")
     blame_md = outcome.results.parent / "blame" / "blame.md"
     if outcome.blame_exit is not None:
         found = [line.strip("* ") for line in blame_md.read_text(encoding="utf-8").splitlines()
                  if line.startswith("**")] if blame_md.is_file() else []
-        print(f"    blame:     exit {outcome.blame_exit}" + (f"; {found[0]}" if found else "")
+        say(f"    blame:     exit {outcome.blame_exit}" + (f"; {found[0]}" if found else "")
               + (f" ({blame_md})" if blame_md.is_file() else ""))
 
 
@@ -160,6 +161,6 @@ def run(args: argparse.Namespace) -> int:
     mutated = evaluate(demo_repo.resolve_candidate(DEFAULT_MUTATION), args)
     report(mutated)
     as_expected = benign.exit_code == EXIT_PASS and mutated.exit_code == EXIT_GATE_FAILURE
-    print(f"demo: benign edit {benign.verdict}, {DEFAULT_MUTATION} mutation {mutated.verdict}: "
+    say(f"demo: benign edit {benign.verdict}, {DEFAULT_MUTATION} mutation {mutated.verdict}: "
           + ("as expected" if as_expected else "NOT as expected"))
     return EXIT_PASS if as_expected else EXIT_GATE_FAILURE

@@ -24,6 +24,7 @@ from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_i
                                                  gemini_imports, opencode_instructions, run_live)
 from instruction_gate.agents.scripted_provider import Step
 from instruction_gate.errors import EXIT_NOT_EVALUATED
+from instruction_gate.console import say
 
 _FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@docs/style.md\n",
           "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
@@ -134,14 +135,14 @@ def run(args: argparse.Namespace) -> int:
     if binary is not None:
         binary = os.path.abspath(binary)  # the adapter runs in the probe repository
     if binary is None:
-        print(f"doctor: {args.binary or args.agent!r} not found on PATH; pass --binary", flush=True)
+        say(f"doctor: {args.binary or args.agent!r} not found on PATH; pass --binary", flush=True)
         return EXIT_NOT_EVALUATED
     with tempfile.TemporaryDirectory(prefix="ig-doctor-") as tmp:
         checks = _checks(args.agent, binary, Path(tmp))
     for check in checks:
-        print(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+        say(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
     failed = [c.name for c in checks if not c.ok]
-    print(f"doctor: {args.agent} at {binary}: " + (f"the adapter does not understand this CLI ({', '.join(failed)})"
+    say(f"doctor: {args.agent} at {binary}: " + (f"the adapter does not understand this CLI ({', '.join(failed)})"
                                                   if failed else "the adapter understands this CLI"))
     return 1 if failed else 0
 

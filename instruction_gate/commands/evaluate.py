@@ -31,6 +31,7 @@ from instruction_gate.run import out_lock
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.outputs import check_outputs
 from instruction_gate.secrets import Redactor, split_environment
+from instruction_gate.console import say
 
 
 #: The manifest schema's upper bound on repeats; the flag may not exceed it either.
@@ -90,7 +91,7 @@ def _impact(checked, chosen: rounds.Controls, args: argparse.Namespace, adapter_
         return None
     rules = impact.discovery_for(chosen.impact["discovery"], adapter_argv, options)
     analysed = impact.analyse(checked, rules, "skip", args.temp_dir, args.tasks)
-    print(f"impact ({rules.mode} discovery): {len(analysed.affected)} of {len(analysed.tasks)} task(s) can see "
+    say(f"impact ({rules.mode} discovery): {len(analysed.affected)} of {len(analysed.tasks)} task(s) can see "
           f"the change; not run: {', '.join(t.task_id for t in analysed.tasks if not t.affected) or 'none'}",
           file=sys.stderr)
     return analysed
@@ -123,7 +124,7 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     envs = split_environment()
     adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
     confinement = sandbox.from_args(args, offline=is_reference_adapter(adapter_argv))
-    print(f"agent sandbox: {confinement.label}" + ("" if confinement.isolated else
+    say(f"agent sandbox: {confinement.label}" + ("" if confinement.isolated else
           " (--unisolated: agents can read and change anything this user can, and outlive their runs)"),
           file=sys.stderr)
     chosen = rounds.controls(args)
@@ -160,19 +161,19 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
               "instruction_hunks": instruction_hunks(args.repo, contract),
               "gate_sources": gate_sources(manifest, {s.task.id for s in specs})}
     if contract.holds_code:
-        print(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
+        say(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
     if analysed:
         header["impact"] = analysed.record()
     store = RunStore(args.out, header, Redactor(envs.secret_values))
     if args.resume:
         kept = store.load_finished()
-        print(f"resume: {kept} finished runs kept", file=sys.stderr)
+        say(f"resume: {kept} finished runs kept", file=sys.stderr)
         rounds.adopt_resumed(chosen, store.runs)
     store.write_index()
     if analysed and not specs:
         # Nothing here can see the change: not a failure to evaluate, a finding compare reports.
         where = "no task" if not analysed.affected else f"no affected task falls in shard {args.shard}"
-        print(f"impact: {where} can see this change ({', '.join(analysed.changed_paths)}; {analysed.discovery} "
+        say(f"impact: {where} can see this change ({', '.join(analysed.changed_paths)}; {analysed.discovery} "
               f"discovery); nothing to run. {args.out}/index.json records it for compare", file=sys.stderr)
         return 0
     _terminate_on_sigterm()
@@ -180,15 +181,14 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     if contract.holds_code:
         store.header["not_evaluable"] = dict(sorted(fixture_problems.items()))
         for task_id, why in sorted(fixture_problems.items()):
-            print(f"  {task_id}: {why}", file=sys.stderr)
+            say(f"  {task_id}: {why}", file=sys.stderr)
     try:
         prompts, solutions = task_texts(checked, stage)
         run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
                                     solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
                                     sandbox=confinement, limits=chosen.limits,
                                     readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
-                                                                       (checked.repo, args.manifest.parent))
-                                                                       + ((env_dir,) if env_dir else ()),
+                                                                       (checked.repo, args.manifest.parent)),
                                     check_env_dir=env_dir)
         if chosen.fill:
             return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
@@ -200,8 +200,8 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     if not pairs:
         raise NotEvaluatedError(f"no valid (base, candidate) pair among {len(mine)} runs; see {args.out}/index.json")
     regressions = evaluation.candidate_regressions(mine)
-    print(f"{len(mine)} runs recorded in {args.out}; {len(pairs)} valid pairs; "
+    say(f"{len(mine)} runs recorded in {args.out}; {len(pairs)} valid pairs; "
           f"{len(regressions)} candidate hard-gate regressions", file=sys.stderr)
     for line in regressions:
-        print(f"  {line}", file=sys.stderr)
+        say(f"  {line}", file=sys.stderr)
     return 1 if regressions else 0

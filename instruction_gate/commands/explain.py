@@ -15,6 +15,7 @@ from instruction_gate.lint.imports import REASONS, Import
 from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
 from instruction_gate.reference_agent.explain import AGENTS, as_json, explain, import_notes
+from instruction_gate.console import say, safe_json
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
                 "protect_path": "do not edit", "approve_command": "approval (run)", "approve_edit": "approval (edit)",
@@ -68,18 +69,18 @@ def run(args: argparse.Namespace) -> int:
     found, _, explained = explain(tree, directory, args.agent, repo, settings=settings)
     notes = import_notes(tree, found, settings)
     if args.json:
-        print(json.dumps(as_json(directory, found, explained, notes), indent=2))
+        print(safe_json(json.dumps(as_json(directory, found, explained, notes), indent=2)))
         return EXIT_PASS
-    print(f"{repo} ({tree.label}), task directory: {directory or '.'}")
+    say(f"{repo} ({tree.label}), task directory: {directory or '.'}")
     for chain in found:
         total = sum(f.bytes_loaded for f in chain.files)
-        print(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
+        say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
         for f in chain.files:
             _show(f, "  (cut: {0.bytes_loaded} of {0.size} bytes)" if f.truncated else "", chain.agent, tree, notes)
         for f in chain.whole[len(chain.files):]:
-            print(f"  {f.path}  {f.size} B  (not loaded: over the budget)")
+            say(f"  {quote(f.path)}  {f.size} B  (not loaded: over the budget)")
         if not chain.files:
-            print("  (no instruction file)")
+            say("  (no instruction file)")
         for f in chain.later:
             _show(f, "  (later: once the agent touches files in {where}/)", chain.agent, tree, notes)
     _directives(explained)
@@ -88,21 +89,21 @@ def run(args: argparse.Namespace) -> int:
 
 def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[str, str], list[Import]]) -> None:
     where = posixpath.dirname(f.path) or "."
-    print(f"  {f.path}  {f.size} B" + suffix.format(f, where=where))
+    say(f"  {quote(f.path)}  {f.size} B" + suffix.format(f, where=quote(where)))
     if f.size > INSTRUCTION_CAP_BYTES:
-        print(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
+        say(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
               f"{INSTRUCTION_CAP_BYTES} bytes, the agent more")
     failure = "; the model reads an import-failure text in its place" if LOADERS[agent].imports and \
         LOADERS[agent].imports.failure_text else ""
     for item in notes.get((agent, real_path(f.path, tree.link_target) or f.path), []):
-        print(f"    @{quote(item.ref)}: not loaded ({REASONS[item.problem]}){failure if item.problem != 'depth' else ''}")
+        say(f"    @{quote(item.ref)}: not loaded ({REASONS[item.problem]}){failure if item.problem != 'depth' else ''}")
 
 
 def _directives(explained: list) -> None:
-    print(f"\nThe reference agent's directives ({len(explained)}):")
+    say(f"\nThe reference agent's directives ({len(explained)}):")
     for item in explained:
         d = item.directive
         argument = f" `{d.argument}`" if d.argument else ""
-        print(f"  {d.source}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
+        say(f"  {quote(d.source)}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
     if not explained:
-        print("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
+        say("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")

@@ -24,6 +24,7 @@ from instruction_gate.lint.sarif import sarif
 from instruction_gate.lint.tree import DirTree, GitTree
 from instruction_gate.outputs import check_outputs
 from instruction_gate.records import RECORD_SCHEMA_VERSION, write_json_atomic, write_text_atomic
+from instruction_gate.console import say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         files = imports_closure(candidate, instruction_files(candidate, paths))
         found = coverage.gaps(files, directories, policy.byte_caps)
         summary += "\n" + "\n".join(coverage.markdown(found, len(directories)))
-    print(summary)
+    say(summary)
     if args.annotations:
         for line in report.annotations(result):
             print(line)

@@ -47,6 +47,7 @@ from instruction_gate.secrets import split_environment
 from instruction_gate.suite.suite_files import missing_suite_files, unavailable_check_programs
 from instruction_gate.report.summary_md import render
 from instruction_gate.run.workspace import VARIANTS
+from instruction_gate.console import say
 
 #: Agent names accepted by --truncate-at, with their documented instruction byte caps.
 AGENT_CAPS = {"codex": CODEX_BUDGET_BYTES}
@@ -171,17 +172,16 @@ def run(args: argparse.Namespace) -> int:
         generated = generate(files, operators, patches, _truncate_at(args.truncate_at))
         mutants = sample(generated, args.max_mutants)
         per_operator = counts(generated, operators)
-        print(f"mutate: mutants per operator: {operator_counts(per_operator, counts(mutants, operators))}",
+        say(f"mutate: mutants per operator: {operator_counts(per_operator, counts(mutants, operators))}",
               file=sys.stderr)
         if not_applicable(per_operator):
-            print(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
+            say(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
                              readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
-                                                                  (repo, args.manifest.parent))
-                                                                       + ((env_dir,) if env_dir else ()),
+                                                                  (repo, args.manifest.parent)),
                              check_env_dir=env_dir)
-        print(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
+        say(f"mutate: {len(mutants)} mutant(s) + A/A control, {repeats} repeat(s) of "
               f"{len(runner.tasks)} task(s)", file=sys.stderr)
         rules = (impact.discovery_for(policy.impact["discovery"], argv, options)
                  if policy.impact["mode"] == "skip" else None)
@@ -205,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
                 tasks, extra = (None, None) if reach is None else (reach.affected, {"impact": reach.record()})
                 adopt_base_runs(runner.run(checked.contract, results_dir, ("candidate",), tasks, extra), base_runs)
                 outcomes.append(judge(results_dir, policy, mutant, sha))
-            print(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
+            say(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
     cwds = [t.cwd for t in runner.tasks]
     report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator,
@@ -213,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
     summary = markdown(report, args.out)
     write_text_atomic(args.out / "mutation.md", summary + "\n")
     write_json_atomic(args.out / "mutation.json", to_json(report))
-    print(summary)
+    say(summary)
     if control.status == NOT_EVALUATED:
         return EXIT_NOT_EVALUATED
     too_low = args.min_score is not None and (report.score or 0.0) < args.min_score

@@ -11,6 +11,7 @@ from instruction_gate.run import check_env
 from instruction_gate.suite.prepare import check_all
 from instruction_gate.suite.prepare import compile_checked
 from instruction_gate.verdict.policy import load_policy
+from instruction_gate.console import say
 
 
 def add_arguments(parser: argparse.ArgumentParser, with_policy: bool = True) -> None:
@@ -39,7 +40,7 @@ def mixed_changes(args: argparse.Namespace) -> str:
 
 
 def warn(message: str) -> None:
-    print(f"warning: {message}", file=sys.stderr)
+    say(f"warning: {message}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,10 +49,10 @@ def run(args: argparse.Namespace) -> int:
     compile_checked(checked)  # custom rules load and pass their authored cases
     check_env.refuse_bad_settings(checked.manifest, None, checked.contract.changed_instruction_paths, env_dir_known=False)
     c = checked.contract
-    print(f"static contract ok: {len(checked.manifest.tasks)} tasks; candidate {c.candidate_sha[:12]} changes "
+    say(f"static contract ok: {len(checked.manifest.tasks)} tasks; candidate {c.candidate_sha[:12]} changes "
           f"{', '.join(c.changed_instruction_paths)} (merge base {c.merge_base_sha[:12]})", file=sys.stderr)
     if c.holds_code:
-        print(held_fixed_line(c.held_fixed), file=sys.stderr)
+        say(held_fixed_line(c.held_fixed), file=sys.stderr)
     return 0
 
 

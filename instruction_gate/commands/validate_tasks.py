@@ -26,6 +26,7 @@ from instruction_gate.secrets import Redactor, split_environment
 from instruction_gate.suite.prepare import blob_text, check_all
 from instruction_gate.verdict import check_health
 from instruction_gate.verdict.policy import policy_from_dict
+from instruction_gate.console import say
 
 TAIL_LINES = 12
 
@@ -140,10 +141,10 @@ def run(args: argparse.Namespace) -> int:
             runs = run_task(stage, slot, task, solution, artifacts, fixture_problems.get(task.id), envs.agent, env_dir)
             verdict = judge(runs, signatures)
             verdicts.append(Verdict(verdict.task_id, verdict.status, redact(verdict.reason), redact(verdict.tail)))
-            print(f"{task.id}: {verdict.status}", file=sys.stderr, flush=True)
+            say(f"{task.id}: {verdict.status}", file=sys.stderr, flush=True)
     finally:
         stage.close()
-    print(render(verdicts))
+    say(render(verdicts))
     if args.json_path:
         write_json_atomic(args.json_path, {"schema_version": 1, "kind": "instruction-gate/task-validation",
                                            "tasks": [vars(v) for v in verdicts]})

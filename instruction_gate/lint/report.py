@@ -5,6 +5,7 @@ from __future__ import annotations
 from instruction_gate.lint.engine import LintResult
 from instruction_gate.lint.model import RULES, Judged
 from instruction_gate.report import textfmt as fmt
+from instruction_gate.report.github import escape_data, escape_property
 
 
 def _cell(text: str) -> str:
@@ -38,14 +39,6 @@ def markdown(result: LintResult) -> str:
     return "\n".join(lines)
 
 
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
-
-
 def annotations(result: LintResult) -> list[str]:
     """`::error`/`::warning` workflow commands for new findings, on their exact file and line."""
     out = []
@@ -55,6 +48,6 @@ def annotations(result: LintResult) -> list[str]:
         f = j.finding
         level = "error" if j.blocking else "warning"
         title = f"{f.rule_id} {RULES[f.rule_id].name}"
-        out.append(f"::{level} file={_escape_property(f.path)},line={f.line},col={f.column},"
-                   f"title={_escape_property(title)}::{_escape_data(f.message)}")
+        out.append(f"::{level} file={escape_property(f.path)},line={f.line},col={f.column},"
+                   f"title={escape_property(title)}::{escape_data(f.message)}")
     return out

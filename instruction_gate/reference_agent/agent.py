@@ -54,6 +54,8 @@ class ReferenceAgent:
         self.timeout = float((request.get("limits") or {}).get("timeout_seconds") or DEFAULT_COMMAND_TIMEOUT)
         self.usage, self.tool_calls, self.started = Usage(), 0, time.monotonic()
         self.asked: set[str] = set()
+        #: Base names of the instruction files loaded: never arguments of a command (fallback names too).
+        self.instruction_names: frozenset[str] = frozenset()
         self.turn = 0  #: current turn; finishing steps belong to the last one
         rng = directive_rng(options.seed, str(request.get("task_id")), str(request.get("variant")),
                             int(request.get("repeat") or 0))
@@ -88,6 +90,7 @@ class ReferenceAgent:
                 if loader.imports is not None:
                     self._note_unloadable_imports(loaded.path, data, loader.imports.parse)
         sources, sizes = result_fields(loaded_files.values())
+        self.instruction_names = frozenset(Path(p).name for p in loaded_files)
         return build_plan(files, self._read_document, self.skip), sources, sizes
 
     def _note_unloadable_imports(self, path: str, data: bytes, parse: Callable[[str], list[str]]) -> None:
@@ -120,7 +123,8 @@ class ReferenceAgent:
             return None
         remaining = max(1.0, self.timeout - (time.monotonic() - self.started) - 5)
         result = execute(command.text, self.repo_root, self.repo_root / command.cwd, self.env,
-                         min(remaining, DEFAULT_COMMAND_TIMEOUT), self.options.allow_any_command)
+                         min(remaining, DEFAULT_COMMAND_TIMEOUT), self.options.allow_any_command,
+                         instruction_names=self.instruction_names)
         event = {"tool": "shell", "command": command.text, "cwd": command.cwd, "exit_code": result.exit_code}
         self._tool({**event, **({"refused": result.refused} if result.refused else {})}, len(command.text))
         self.usage.read(len(result.output.encode()))

@@ -39,7 +39,8 @@ class Invocation:
     refused: str | None = None
 
 
-def prepare(command: str, repo_root: Path, cwd: Path, allow_any: bool = False) -> Invocation:
+def prepare(command: str, repo_root: Path, cwd: Path, allow_any: bool = False,
+            instruction_names: frozenset[str] = frozenset()) -> Invocation:
     """Split `command` into its leading assignments and the program, and judge both."""
     try:
         tokens = shlex.split(command)
@@ -59,7 +60,7 @@ def prepare(command: str, repo_root: Path, cwd: Path, allow_any: bool = False) -
         return Invocation(argv, env, refused=f"{unsafe}=…: not among the variables the reference agent sets before a "
                                               "command (CI, NO_COLOR, TERM, …); others can make a program load code "
                                               "from elsewhere")
-    return Invocation(argv, env, refused=refusal(list(argv), repo_root, cwd))
+    return Invocation(argv, env, refused=refusal(list(argv), repo_root, cwd, instruction_names))
 
 
 def describe(env: dict[str, str]) -> str:

@@ -4,8 +4,10 @@ Instruction files are untrusted: a candidate may ask for anything. The agent run
 programs, each with the subcommands and options that run the project's own (trusted, base-tree)
 code, and refuses whatever would run text from elsewhere: inline code, a package fetched from
 the network, a command smuggled through configuration (git aliases, pagers and upload-pack,
-make variables, cargo and go runners, tox overrides), or a file outside the repository (which
-would also copy the runner's files into the run's transcript).
+make variables, cargo and go runners, tox overrides, inline ini and properties), a file outside
+the repository (which would also copy the runner's files into the run's transcript), and any
+argument that names or globs an instruction file of any agent, or reads arguments from a file
+(`@argfile`): that would hand candidate text to a program.
 """
 
 from __future__ import annotations
@@ -14,60 +16,22 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import Callable
 
-from instruction_gate.reference_agent import runners
+from instruction_gate.agents.loading import LoadSettings, names_of
+from instruction_gate.reference_agent import build_tools, program_rules, runners
+from instruction_gate.reference_agent.program_rules import CLUSTERS, CODE_URL, REFUSED, SUBCOMMANDS, is_option
 
-#: Instruction files may never be handed to a program: that would execute candidate text.
-INSTRUCTION_FILE_GLOBS = ("AGENTS*.md", "CLAUDE*.md", "*.override.md")
+#: Instruction files of every supported agent; names a run loaded (configured fallbacks) are added.
+INSTRUCTION_FILE_GLOBS = ("AGENTS*.md", "CLAUDE*.md", "GEMINI*.md", "*.override.md", "CONTEXT.md")
+#: Concrete names a glob argument is tried against (`*.md`, `A?ENTS.md`, `[AC]*`).
+_KNOWN_NAMES = frozenset({*names_of("all", LoadSettings()), "AGENTS.override.md", "GEMINI.md"})
 _PROGRAMS = {"python", "python3", "pytest", "make", "git", "npm", "pnpm", "yarn", "node", "ruff", "mypy",
-             "tox", "cargo", "go", "ls", "cat", "echo", "true", "false", *runners.SUBCOMMANDS, "just", "nox"}
-#: Subcommands that read the repository or run its own code; any other is refused.
-_SUBCOMMANDS = {
-    "git": {"status", "diff", "log", "show", "add", "commit", "restore", "checkout", "switch", "branch",
-            "stash", "rev-parse", "ls-files", "grep", "blame", "reset", "mv", "rm", "tag"},
-    "npm": {"test", "t", "run", "run-script", "start", "ci", "install", "i", "ls"},
-    "pnpm": {"test", "t", "run", "start", "install", "i", "ls"},
-    "yarn": {"test", "run", "start", "install"},
-    "cargo": {"test", "build", "check", "clippy", "fmt", "run", "doc", "bench"},
-    "go": {"test", "build", "vet", "fmt", "run", "generate", "list"},
-}
-#: Options (any position) that run code that is not the project's; `--long=value` and `-Xvalue`
-#: spellings count. Short options of programs that accept clusters (`-Bc`) are in _CLUSTERS.
-_REFUSED = {
-    # --output writes text of the git objects (instruction files, commit messages) into a file
-    # another command could then run.
-    "git": ("--upload-pack", "--receive-pack", "--exec", "-O", "--open-files-in-pager", "--config-env", "--exec-path",
-            "--output"),
-    "node": ("--eval", "--print", "--require", "--import", "--loader", "--experimental-loader",
-             "--inspect", "--inspect-brk", "--inspect-wait", "--inspect-port"),
-    "make": ("--file", "--makefile", "--eval"),
-    "tox": ("-x", "--override", "--installpkg"),
-    "pytest": ("-o", "--override-ini"),
-    "cargo": ("--config", "-Z"),
-    "go": ("-exec", "-toolexec", "-overlay", "-modfile"),
-}
-#: Short flags that, anywhere in a cluster such as `-Bc` or `-kf`, take inline code or a foreign
-#: file; read only up to the script (python, node), whose own arguments follow it.
-_CLUSTERS = {"python": "c", "node": "epr", "make": "fE"}
-#: `python -m` modules that run tests, linters or type checkers over the project.
-_PYTHON_MODULES = {"pytest", "unittest", "doctest", "compileall", "py_compile", "mypy", "ruff", "black",
-                   "flake8", "pylint", "tox", "nox"}
-#: Package-manager options that only shape output or which workspace runs; any other option
-#: before `--` is refused (npm takes any `--key=value` as configuration: registry, shell, node options).
-_PACKAGE_OPTIONS = {"-s", "--silent", "-q", "--quiet", "--if-present", "-w", "--workspace", "--workspaces", "--ws",
-                    "--no-audit", "--no-fund", "--prefer-offline", "--offline", "--frozen-lockfile",
-                    "--ignore-scripts", "--include-workspace-root", "-r", "--recursive"}
-
-
-def _is_option(arg: str, option: str) -> bool:
-    if option.startswith("--") or len(option) > 2:
-        return arg == option or arg.startswith(option + "=")
-    return arg.startswith(option) and not arg.startswith("--")
-
-
-#: URL schemes that name code to load (`data:` inline, `file:` anywhere on disk, remote modules).
-_CODE_URL = re.compile(r"(?i)\b(?:data|file|https?|blob|node):")
+             "tox", "cargo", "go", "ls", "cat", "echo", "true", "false", "just", "nox",
+             *runners.SUBCOMMANDS, *build_tools.ALLOWED}
+#: Programs whose `@word` arguments are names (npm scopes, git revisions), not argument files.
+_AT_IS_A_NAME = {"git", "npm", "pnpm", "yarn"}
+#: Where a file name can sit inside one argument: `--opt=NAME`, `-p:Prop=NAME`, `a,NAME`, `@NAME`.
+_PIECES = re.compile(r"[=,:;@]")
 
 
 def _outside(arg: str, repo_root: Path, cwd: Path) -> bool:
@@ -81,10 +45,33 @@ def _outside(arg: str, repo_root: Path, cwd: Path) -> bool:
     return not target.resolve().is_relative_to(repo_root.resolve())
 
 
+def names_instruction_file(arg: str, cwd: Path, extra_names: frozenset[str] = frozenset()) -> bool:
+    """Whether `arg`, or a piece of it, names or globs an instruction file (any case; a link to
+    one counts)."""
+    names = _KNOWN_NAMES | extra_names
+    for piece in {arg, *_PIECES.split(arg)}:
+        base = os.path.basename(piece.rstrip("/")).lower()
+        if not base:
+            continue
+        if base in {n.lower() for n in names} or any(fnmatch.fnmatch(base, g.lower()) for g in INSTRUCTION_FILE_GLOBS):
+            return True
+        if any(c in base for c in "*?[") and any(fnmatch.fnmatch(n.lower(), base) for n in names):
+            return True
+        target = cwd / piece
+        if target.is_symlink() and names_instruction_file(os.path.basename(os.path.realpath(target)), cwd, extra_names):
+            return True
+    return False
+
+
+#: Options whose value is the next word, not the subcommand.
+_VALUED = {"git": ("-C", "--git-dir", "--work-tree", "--namespace"),
+           **dict.fromkeys(("npm", "pnpm", "yarn"), ("-w", "--workspace", "--filter", "-C", "--dir", "--prefix"))}
+
+
 def _subcommand(family: str, argv: list[str]) -> str | None:
     args = iter(argv[1:])
     for arg in args:
-        if family == "git" and arg in ("-C", "--git-dir", "--work-tree", "--namespace"):
+        if arg in _VALUED.get(family, ()):
             next(args, None)  # the option's value, not the subcommand
         elif family == "git" and arg.startswith("-c"):
             return "-c"  # configuration on the command line can name any program (pager, alias)
@@ -93,76 +80,27 @@ def _subcommand(family: str, argv: list[str]) -> str | None:
     return None
 
 
-def _interpreter_options(family: str, argv: list[str]) -> str | None:
-    """python and node: their own options come before the script (or `-m module`)."""
-    for position, arg in enumerate(argv[1:], start=1):
-        if not arg.startswith("-"):
-            return None  # the script; what follows are its own arguments
-        if arg.startswith("--"):
-            continue
-        for index, flag in enumerate(arg[1:]):
-            if family == "python" and flag in "WX":
-                break  # the rest of the cluster is the option's value
-            if flag in _CLUSTERS[family]:
-                return f"{arg} would run code given inline or from another file"
-            if family == "python" and flag == "m":
-                inline = bool(arg[2 + index:])
-                module = arg[2 + index:] or (argv[position + 1] if position + 1 < len(argv) else "")
-                if module.split(".")[0] not in _PYTHON_MODULES:
-                    return f"python -m {module} is not a test, lint or type-check module"
-                # The module's own arguments follow: judged as if the module were the program.
-                rest = argv[position + (1 if inline else 2):]
-                return _module_options(module.split(".")[0], rest)
+def _argument_refusal(family: str, arg: str, repo_root: Path, cwd: Path, extra_names: frozenset[str]) -> str | None:
+    if any(is_option(arg, option) for option in REFUSED.get(family, ())):
+        return f"{arg} would run code that is not the project's"
+    if family == "make" and arg.startswith("-") and not arg.startswith("--") and any(f in CLUSTERS["make"] for f in arg[1:]):
+        return f"{arg} would read a makefile or code from elsewhere"
+    if family in ("node", "npm", "pnpm", "yarn") and CODE_URL.search(arg):
+        return f"{arg} names code by URL (inline, on disk or remote)"
+    if family == "git" and (arg.startswith(":") or any(c in arg for c in "*?[")):
+        return f"{arg}: git pathspec magic or globs could name instruction files"
+    if names_instruction_file(arg, cwd, extra_names):
+        return f"{arg} is an instruction file (or a pattern matching one)"
+    if arg.startswith("@") and len(arg) > 1 and family not in _AT_IS_A_NAME:
+        return f"{arg}: arguments read from a file (@argfile) are not the command the instructions show"
+    if _outside(arg, repo_root, cwd):
+        return f"{arg} is outside the repository"
     return None
 
 
-def _module_options(module: str, args: list[str]) -> str | None:
-    for arg in args:
-        if any(_is_option(arg, option) for option in _REFUSED.get(module, ())):
-            return f"{arg} would run code that is not the project's"
-    return _pytest([module, *args]) if module == "pytest" else None
-
-
-def _make(argv: list[str]) -> str | None:
-    assignment = next((a for a in argv[1:] if "=" in a and not a.startswith("-")), None)
-    return f"{assignment}: make variables on the command line can replace a recipe's commands" if assignment else None
-
-
-def _package_manager(argv: list[str]) -> str | None:
-    own = argv[1:argv.index("--")] if "--" in argv else argv[1:]  # after `--`: the script's arguments
-    foreign = next((a for a in own if a.startswith("-") and a.split("=", 1)[0] not in _PACKAGE_OPTIONS), None)
-    if foreign:
-        return f"{foreign}: {argv[0]} reads options as configuration (registry, shell, node options)"
-    words = [a for a in own if not a.startswith("-")]
-    after = argv[argv.index("--") + 1:] if "--" in argv else []
-    if words and words[0] in ("install", "i", "ci") and (len(words) > 1 or after):
-        return f"{argv[0]} {words[0]} with package names fetches code the project does not pin"
-    return None
-
-
-def _go(argv: list[str]) -> str | None:
-    fetched = next((a for a in argv[2:] if "@" in a and not a.startswith("-")), None)
-    return f"{fetched}: go would fetch and run a module from the network" if fetched else None
-
-
-def _pytest(argv: list[str]) -> str | None:
-    for position, arg in enumerate(argv[1:], start=1):
-        if arg.startswith("-p") and not arg.startswith("--"):
-            plugin = arg[2:] or (argv[position + 1] if position + 1 < len(argv) else "")
-            if not plugin.startswith("no:"):
-                return f"-p {plugin}: loading a plugin by name runs code that is not the project's"
-    return None
-
-
-_CHECKS: dict[str, Callable[[list[str]], str | None]] = {
-    "python": lambda argv: _interpreter_options("python", argv),
-    "node": lambda argv: _interpreter_options("node", argv), "make": _make, "npm": _package_manager, "pnpm": _package_manager,
-    "yarn": _package_manager, "go": _go, "pytest": _pytest,
-}
-
-
-def refusal(argv: list[str], repo_root: Path, cwd: Path) -> str | None:
-    """Why `argv` must not run, or None when it may."""
+def refusal(argv: list[str], repo_root: Path, cwd: Path, instruction_names: frozenset[str] = frozenset()) -> str | None:
+    """Why `argv` must not run, or None when it may. `instruction_names`: base names of the
+    instruction files this run loaded (configured fallback names among them)."""
     if not argv:
         return "empty command"
     program = argv[0]
@@ -171,28 +109,22 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path) -> str | None:
     if "/" in program:
         if not (cwd / program).resolve().is_relative_to(repo_root.resolve()):
             return f"{program} is outside the repository"
-        family = ""  # the project's own script: its arguments are its business
+        family = build_tools.WRAPPERS.get(name, "")  # the project's own script: its arguments are its business
     elif name not in _PROGRAMS:
         return f"{name} is not on the reference agent's allowlist"
     for arg in argv[1:]:
-        if any(_is_option(arg, option) for option in _REFUSED.get(family, ())):
-            return f"{arg} would run code that is not the project's"
-        if family == "make" and arg.startswith("-") and not arg.startswith("--") \
-                and any(flag in _CLUSTERS["make"] for flag in arg[1:]):
-            return f"{arg} would read a makefile or code from elsewhere"
-        if family in ("node", "npm", "pnpm", "yarn") and _CODE_URL.search(arg):
-            return f"{arg} names code by URL (inline, on disk or remote)"
-        if family == "git" and (arg.startswith(":") or any(c in arg for c in "*?[")):
-            return f"{arg}: git pathspec magic or globs could name instruction files"
-        if any(fnmatch.fnmatch(os.path.basename(arg), g) for g in INSTRUCTION_FILE_GLOBS):
-            return f"{arg} is an instruction file"
-        if _outside(arg, repo_root, cwd):
-            return f"{arg} is outside the repository"
-    if family in _SUBCOMMANDS:
+        if why := _argument_refusal(family, arg, repo_root, cwd, instruction_names):
+            return why
+    judge = lambda inner: refusal(inner, repo_root, cwd, instruction_names)  # noqa: E731
+    if family in ("pnpm", "yarn") and _subcommand(family, argv) in program_rules.package_scripts(repo_root, cwd):
+        return program_rules.package_manager(argv)  # `pnpm lint`: the project's own script
+    if family in SUBCOMMANDS:
         sub = _subcommand(family, argv)
-        if sub is not None and sub not in _SUBCOMMANDS[family]:
+        if sub is not None and sub not in SUBCOMMANDS[family]:
             return f"{name} {sub} is not among the subcommands the reference agent runs"
     if family in runners.SUBCOMMANDS or family in ("just", "nox"):
-        return runners.refusal(argv, lambda inner: refusal(inner, repo_root, cwd), runners.project_scripts(repo_root))
-    check = _CHECKS.get(family)
+        return runners.refusal(argv, judge, runners.project_scripts(repo_root))
+    if family in build_tools.ALLOWED:
+        return build_tools.refusal(family, argv, judge)
+    check = program_rules.CHECKS.get(family)
     return check(argv) if check else None

@@ -29,10 +29,11 @@ class Execution:
 
 
 def execute(command: str, repo_root: Path, cwd: Path, env: Mapping[str, str], timeout: float,
-            allow_any: bool = False, tail_bytes: int = 4096) -> Execution:
+            allow_any: bool = False, tail_bytes: int = 4096,
+            instruction_names: frozenset[str] = frozenset()) -> Execution:
     """Run one command (leading `NAME=value` assignments applied as `command_env` allows); a command
     that cannot start fails with 127, a refused one with 126."""
-    invocation = prepare(command, repo_root, cwd, allow_any)
+    invocation = prepare(command, repo_root, cwd, allow_any, instruction_names)
     argv = invocation.argv
     if invocation.refused:
         return Execution(argv or (command,), EXIT_REFUSED, "", refused=invocation.refused)

@@ -80,7 +80,8 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
     if approval := plan.approval_for(command):
         return f"not run: asks for approval ({approval.source}:{approval.line})"
     where = plan.directory_of(d.source)
-    invocation = prepare(command, repo_root, repo_root / where)
+    invocation = prepare(command, repo_root, repo_root / where,
+                         instruction_names=frozenset(posixpath.basename(p) for p in loaded))
     if invocation.refused:
         return f"refused by the command policy: {invocation.refused}"
     first = plan.first_run(command, where) if d.kind == "run" else None

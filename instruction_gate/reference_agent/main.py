@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from instruction_gate.agents.loading import MODES
 from instruction_gate.reference_agent.agent import Options, ReferenceAgent
+from instruction_gate.agents.undumpable import harden_adapter
 
 _TRUE = {"1", "true", "yes", "on"}
 DISCOVERY = ("both", *(m for m in MODES if m != "both"))
@@ -50,6 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(json.dumps(event) + "\n")
         sys.stdout.flush()
 
+    harden_adapter("reference")  # it starts the commands the instructions ask for
     request = json.loads(sys.stdin.read())
     try:
         options = options_from(flags, request.get("adapter_options") or {})

@@ -10,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 from typing import TextIO
+from instruction_gate.console import escape_controls, say
 
 STEP_SUMMARY_LIMIT_BYTES = 1024 * 1024
 ANNOTATIONS_PER_LEVEL = 10
@@ -17,8 +18,9 @@ _TRUNCATION_NOTE = "\n\n… summary truncated to fit GitHub's 1 MiB job-summary 
 
 
 def escape_data(text: str) -> str:
-    """Escape a workflow-command message (GitHub's own rules: %, CR, LF)."""
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """Escape a workflow-command message: GitHub's own rules (%, CR, LF), and every other
+    control character written out (an ANSI escape in a file name stays text)."""
+    return escape_controls(text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A"))
 
 
 def escape_property(text: str) -> str:
@@ -71,7 +73,7 @@ def append_step_summary(markdown: str, environ: dict[str, str] | None = None) ->
             with path.open("a", encoding="utf-8") as handle:
                 handle.write(text)
     except (OSError, ValueError) as exc:
-        print(f"instruction-gate: warning: GITHUB_STEP_SUMMARY {target!r}: cannot append the job summary "
+        say(f"instruction-gate: warning: GITHUB_STEP_SUMMARY {target!r}: cannot append the job summary "
               f"({getattr(exc, 'strerror', None) or exc}); summary.md has it", file=sys.stderr)
         return None
     return path

@@ -19,6 +19,8 @@ class MissingEvidence(Exception):
 
 #: Tool names (lower case) whose events read the file named in `path` or after the tool name.
 READ_TOOLS = frozenset({"read", "read_file", "view", "open", "open_file", "notebookread"})
+#: Exit codes a shell gives a command that never started: not executable, not found.
+NOT_RUN_EXIT_CODES = frozenset({126, 127})
 #: Shell programs that read the files given as arguments.
 READ_PROGRAMS = frozenset({"cat", "head", "tail", "less", "more", "sed", "grep", "rg", "nl", "bat", "awk", "view"})
 
@@ -33,6 +35,13 @@ class Command:
     exit_code: int | None = None
     tool: str | None = None
     path: str | None = None
+    refused: bool = False  #: the adapter or the agent's own policy declined to start it
+
+    @property
+    def ran(self) -> bool:
+        """Whether the command actually started: not refused, and not the shell's 126 (not
+        executable) or 127 (not found), which say the program never ran."""
+        return not self.refused and self.exit_code not in NOT_RUN_EXIT_CODES
 
 
 @dataclass(frozen=True)
@@ -172,13 +181,15 @@ class RunBundle:
                     path = parts[1] if len(parts) == 2 else None
                 commands.append(Command(str(event.get("command", "")), position, turn,
                                         exit_code if isinstance(exit_code, int) and not isinstance(exit_code, bool) else None,
-                                        event.get("tool"), str(path).removeprefix("./") if path else None))
+                                        event.get("tool"), str(path).removeprefix("./") if path else None,
+                                        refused=bool(event.get("refused"))))
             elif kind == "file_change" and isinstance(event.get("path"), str):
                 changes.append(FileChange(event["path"].removeprefix("./"), position, turn, event.get("change")))
             elif kind == "message" and isinstance(event.get("text"), str):
                 messages.append((event["text"], turn))
             if event.get("name") is not None:
                 policy.append(PolicyEvent(str(event["name"]), position, turn, dict(event)))
+        commands = _mark_denied(commands, policy)
         sources = result.get("instruction_sources")
         final_message = result.get("final_message")
         state = {
@@ -217,3 +228,10 @@ class RunBundle:
                                                                        if k not in ("final_message", "instruction_sources")})
         overrides = {k: state[k] for k in ("final_message", "instruction_sources") if k in state}
         return replace(bundle, **overrides) if overrides else bundle
+
+
+def _mark_denied(commands: list[Command], policy: list[PolicyEvent]) -> list[Command]:
+    """Commands without an exit code that a `permission_denied` event names were declined by the
+    agent's approval policy (Codex, Claude Code): reported, never started."""
+    denied = {str(e.data.get("command")) for e in policy if e.name == "permission_denied" and e.data.get("command")}
+    return [replace(c, refused=True) if c.exit_code is None and c.text in denied else c for c in commands]

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from instruction_gate import globs
 from instruction_gate.rules.bundle import RunBundle
+from instruction_gate.rules.command_match import command_matches
 from instruction_gate.rules.model import MissingEvidence, Outcome, RuleInfo, Target, Verdict
 
 SATISFIED = Verdict(Outcome.SATISFIED)
@@ -26,7 +26,8 @@ def edit_positions(bundle: RunBundle) -> list[int]:
 
 @dataclass(frozen=True)
 class CommandRequired:
-    """Some tool command matches `pattern` (a Python regex, searched)."""
+    """Some tool command that actually ran matches `pattern` (a Python regex, searched): a command
+    refused, declined, not found (127) or not executable (126) was asked for but never ran."""
 
     info: RuleInfo
     pattern: str
@@ -36,7 +37,7 @@ class CommandRequired:
         return [Target("run")] if in_scope(bundle, self.when_edited) else []
 
     def postcondition(self, bundle: RunBundle, target: Target) -> Verdict:
-        if any(re.search(self.pattern, c.text) for c in bundle.commands):
+        if any(c.ran and command_matches(self.pattern, c.text) for c in bundle.commands):
             return SATISFIED
         return Verdict(Outcome.VIOLATED, f"no command matched {self.pattern!r}")
 
@@ -53,7 +54,7 @@ class CommandForbidden:
 
     def postcondition(self, bundle: RunBundle, target: Target) -> Verdict:
         text = target.value.text
-        return Verdict(Outcome.VIOLATED, f"`{text}` matches {self.pattern!r}") if re.search(self.pattern, text) else SATISFIED
+        return Verdict(Outcome.VIOLATED, f"`{text}` matches {self.pattern!r}") if command_matches(self.pattern, text) else SATISFIED
 
 
 @dataclass(frozen=True)
@@ -73,12 +74,12 @@ class CommandOrder:
         if self.after_command is None:
             anchors, label = edit_positions(bundle), "the last edit"
         else:
-            anchors = [c.position for c in bundle.commands if re.search(self.after_command, c.text)]
+            anchors = [c.position for c in bundle.commands if command_matches(self.after_command, c.text)]
             label = f"the last command matching {self.after_command!r}"
         return [Target(label, max(anchors))] if anchors else []
 
     def postcondition(self, bundle: RunBundle, target: Target) -> Verdict:
-        later = [c for c in bundle.commands if c.position > target.value and re.search(self.command, c.text)]
+        later = [c for c in bundle.commands if c.position > target.value and c.ran and command_matches(self.command, c.text)]
         if not later:
             return Verdict(Outcome.VIOLATED, f"no command matching {self.command!r} after it")
         if not self.require_success or any(c.exit_code == 0 for c in later):
@@ -131,7 +132,7 @@ class ApprovalBefore:
     def precondition(self, bundle: RunBundle) -> list[Target]:
         targets = []
         if self.command is not None:
-            targets += [Target(f"`{c.text}`", c.position) for c in bundle.commands if re.search(self.command, c.text)]
+            targets += [Target(f"`{c.text}`", c.position) for c in bundle.commands if command_matches(self.command, c.text)]
         if self.paths:
             targets += [Target(f"edit of {f.path}", f.position) for f in bundle.file_changes
                         if globs.matches_any(f.path, self.paths)]

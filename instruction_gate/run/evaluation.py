@@ -14,7 +14,7 @@ from typing import Any
 
 from instruction_gate import __version__, proc
 
-from instruction_gate.run import adapter, check_env, gates
+from instruction_gate.run import adapter, check_env, gates, sandbox_paths
 from instruction_gate.run.budget import Budget
 from instruction_gate.run.limits import OutputLimits, limit_reason
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View, fresh_dir
@@ -25,6 +25,7 @@ from instruction_gate.run.rule_sources import rule_sources
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.secrets import Environments
 from instruction_gate.run.workspace import Slot, Stage
+from instruction_gate.console import say
 
 #: Agent CLIs' configuration directory variables and where they go inside the private home.
 #: GEMINI_CLI_HOME names the directory that holds `.gemini/` (the CLI's stand-in for the home
@@ -109,7 +110,7 @@ class Evaluation:
                     if record is None:
                         continue
                     done += 1
-                    print(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
+                    say(f"[{done}/{total}] {progress_line(record)}", file=sys.stderr, flush=True)
             except BaseException:
                 self.stopping.set()
                 for pending in futures:
@@ -131,7 +132,10 @@ class Evaluation:
         home = fresh_dir(generation.parent / "home")
         request = self._request(spec, generation, home)
         cwd = generation / task.cwd
-        view = View((generation, home), (*self.readable, self.stage.common_dir / "objects"), cwd)
+        # The check environment stays read-only even under a writable directory: the checks run it next.
+        env_paths = sandbox_paths.check_env_paths(self.check_env_dir)
+        view = View((generation, home), (*self.readable, *env_paths, self.stage.common_dir / "objects"), cwd,
+                    protected=env_paths)
         outcome = adapter.invoke(self.adapter_argv, request, self._private(self.envs.adapter, home), cwd,
                                  task.timeout_seconds, self.sandbox, view, self.limits)
         classification = gates.classify(outcome, task.timeout_seconds)

@@ -9,6 +9,7 @@ from typing import Any
 from instruction_gate.run.adapter import AdapterOutcome
 from instruction_gate.run.limits import limit_reason
 from instruction_gate.suite.manifest import Task
+from instruction_gate.rules.bundle import RunBundle
 from instruction_gate.rules.legacy import evaluate_legacy
 
 #: Every hard-failure category, in report order.
@@ -63,13 +64,17 @@ class Evidence:
     edited_files: list[str]
     patch_applied: bool
     checks_passed: bool
+    #: Positions in `commands` of commands that never ran (refused, declined, exit 126/127):
+    #: they may be forbidden, but they never satisfy a required command.
+    not_run: frozenset[int] = frozenset()
 
 
 def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: bool, checks_passed: bool) -> Evidence:
     events = outcome.events
     sources = (outcome.result or {}).get("instruction_sources") or []
+    commands = RunBundle.from_events(events).commands
     return Evidence(
-        commands=[str(e.get("command", "")) for e in events if e.get("type") == "tool"],
+        commands=[c.text for c in commands], not_run=frozenset(i for i, c in enumerate(commands) if not c.ran),
         event_names={str(e["name"]) for e in events if e.get("name") is not None},
         instruction_sources={str(s) for s in sources if isinstance(s, str)},
         edited_files=edited, patch_applied=patch_applied, checks_passed=checks_passed,

@@ -19,6 +19,7 @@ from instruction_gate.run.baseline_cache import BaselineCache, Lookup, key_parts
 from instruction_gate.run.evaluation import Evaluation, RunSpec
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.run.run_store import run_dir
+from instruction_gate.console import say
 
 
 @dataclass
@@ -74,8 +75,8 @@ def prepare(cache: BaselineCache, keys: dict[str, dict[str, Any]], specs: list[R
         if repeats:
             cache.lookup(parts, repeats, lookup)
     for line in lookup.refusals:
-        print(f"baseline cache: refused {line}", file=sys.stderr)
-    print(f"baseline cache: {len(lookup.hits)} base runs available, {len(lookup.refusals)} refused, "
+        say(f"baseline cache: refused {line}", file=sys.stderr)
+    say(f"baseline cache: {len(lookup.hits)} base runs available, {len(lookup.refusals)} refused, "
           f"{len(lookup.misses)} not cached", file=sys.stderr)
     return Reuse(cache, lookup)
 
@@ -98,7 +99,7 @@ def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, reuse: Reus
             continue  # the budget stopped this pair; its candidate run never started either
         if problem:
             reuse.refused.append(f"{spec.task.id} repeat {spec.repeat}: mismatched, {problem}")
-            print(f"baseline cache: refused {reuse.refused[-1]}", file=sys.stderr)
+            say(f"baseline cache: refused {reuse.refused[-1]}", file=sys.stderr)
             del reuse.lookup.hits[(spec.task.id, spec.repeat)]
             refused.append(spec)
             continue

@@ -27,6 +27,7 @@ from instruction_gate.verdict.pairing import pair_runs
 from instruction_gate.verdict.policy import Policy, impact_settings, load_policy
 from instruction_gate.suite.prepare import Checked
 from instruction_gate.verdict.results import ResultSet
+from instruction_gate.console import say
 
 
 def success_values(runs: dict[tuple[str, int, str], dict[str, Any]], tasks: set[str], rounds: int) -> tuple[np.ndarray, int]:
@@ -91,16 +92,16 @@ def run_sequential(evaluation: Evaluation, specs: list[RunSpec], jobs: int, budg
             # success rate's look is recorded but is not what decided.
             detail = f"blocking hard-gate regression{'s' * (len(blocking) > 1)}: {', '.join(blocking[:5])}"
             store.header["stopped"] = {"round": round_number, "reason": "fail", "detail": detail}
-            print(f"{label}: stopped by a {detail}", file=sys.stderr, flush=True)
+            say(f"{label}: stopped by a {detail}", file=sys.stderr, flush=True)
             break
         if look.stop in ("pass", "futility") and pending and round_number < design.max_rounds:
             # A regression that has not yet shown in as many repeats as the policy needs may still
             # do so: passing now would let one round decide what the policy gave several to decide.
-            print(f"{label}: {look.reason}; not stopping: hard-gate regression(s) awaiting reproduction: "
+            say(f"{label}: {look.reason}; not stopping: hard-gate regression(s) awaiting reproduction: "
                   f"{', '.join(pending[:5])}", file=sys.stderr, flush=True)
             store.write_index()
             continue
-        print(f"{label}: {look.reason}", file=sys.stderr, flush=True)
+        say(f"{label}: {look.reason}", file=sys.stderr, flush=True)
         if look.stop:
             store.header["stopped"] = {"round": round_number, "reason": look.stop, "detail": look.reason}
             break
@@ -204,8 +205,8 @@ def execute(evaluation: Evaluation, specs: list[RunSpec], jobs: int, chosen: Con
     stopped = evaluation.store.header.get("stopped")
     if stopped:
         when = f" (round {stopped['round']})" if stopped.get("round") is not None else ""
-        print(f"stopped{when}: {stopped['detail']}", file=sys.stderr)
-    print(f"cost: {cost['agent_runs']} agent runs, ${cost['provider_usd']:.4f}; the fixed design: "
+        say(f"stopped{when}: {stopped['detail']}", file=sys.stderr)
+    say(f"cost: {cost['agent_runs']} agent runs, ${cost['provider_usd']:.4f}; the fixed design: "
           f"{cost['fixed_design_runs']} runs", file=sys.stderr)
 
 
@@ -230,7 +231,7 @@ def fill_cache(evaluation: Evaluation, checked: Checked, specs: list[RunSpec], j
     evaluation.store.header["mode"] = "fill-baseline-cache"
     evaluation.store.header["baseline_cache"] = {"stored_runs": stored}
     finish(evaluation, chosen.budget, len({s.task.id for s in specs}), len({s.repeat for s in specs}))
-    print(f"baseline cache: stored {stored} base runs in {chosen.cache.root}", file=sys.stderr)
+    say(f"baseline cache: stored {stored} base runs in {chosen.cache.root}", file=sys.stderr)
     if not stored:
         raise NotEvaluatedError("baseline cache: no valid base run to store")
     return 0

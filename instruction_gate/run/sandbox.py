@@ -36,11 +36,15 @@ NETWORK_MODES = ("none", "host")
 
 @dataclass(frozen=True)
 class View:
-    """One run's filesystem view: `writable` read-write, `readable` read-only, at their own paths."""
+    """One run's filesystem view: `writable` read-write, `readable` read-only, at their own paths.
+    `protected` are read-only whatever else is bound: mounted last, so a writable directory
+    around one (a shared cache holding the check environment) or inside one cannot open it to
+    writes. The check environment's interpreter is one: the checks run it after the agent."""
 
     writable: tuple[Path, ...]
     readable: tuple[Path, ...] = ()
     cwd: Path | None = None
+    protected: tuple[Path, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -82,7 +86,7 @@ class Confinement:
             return
         self._info = os.pipe()
         self.pass_fds = (self._info[1],)
-        view = View((*self.view.writable, *self.sandbox.shared), self.view.readable, self.view.cwd)
+        view = View((*self.view.writable, *self.sandbox.shared), self.view.readable, self.view.cwd, self.view.protected)
         self.argv = [str(self.sandbox.binary), *bwrap_args(view, self.sandbox.network),
                      "--info-fd", str(self._info[1]), "--", *self.inner]
 
@@ -140,6 +144,8 @@ def bwrap_args(view: View, network: str) -> list[str]:
         args += ["--ro-bind", str(path), str(path)]
     for path in view.writable:
         args += ["--bind", str(path), str(path)]
+    for path in _outermost(view.protected):
+        args += ["--ro-bind", str(path), str(path)]
     if view.cwd is not None:
         args += ["--chdir", str(view.cwd)]
     return args

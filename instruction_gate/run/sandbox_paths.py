@@ -70,3 +70,25 @@ def adapter_paths(argv: Sequence[str], options: Iterable[str] = ()) -> tuple[Pat
             found.update(path.parent / name for name in options
                          if "/" not in name and name and (path.parent / name).is_file())
     return tuple(sorted(found))
+
+
+def check_env_paths(env_dir: Path | None) -> tuple[Path, ...]:
+    """The check environment and the interpreter it was made from (a venv's `bin/python` links
+    to it; `pyvenv.cfg` names its `home`), so the project's Python starts inside the sandbox.
+    Directories the system mounts already cover are left out."""
+    if env_dir is None:
+        return ()
+    found = {env_dir}
+    for link in (env_dir / "bin").glob("python*"):
+        found.add(link.resolve().parent.parent)
+    try:
+        config = (env_dir / "pyvenv.cfg").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        config = ""
+    found.update(Path(line.split("=", 1)[1].strip()).parent for line in config.splitlines()
+                 if line.split("=", 1)[0].strip() == "home" and "=" in line)
+    return tuple(sorted(p for p in found if p.is_absolute() and p.exists() and not _system(p)))
+
+
+def _system(path: Path) -> bool:
+    return path == Path("/") or any(path.is_relative_to(top) for top in SYSTEM_PATHS)

@@ -20,6 +20,7 @@ from instruction_gate.verdict import attribution
 from instruction_gate.verdict.hardgates import NEW, UNPAIRED, HardFinding
 from instruction_gate.verdict.pairing import Pair
 from instruction_gate.verdict.trajectories import KINDS, Divergence, Trajectory, divergence
+from instruction_gate.rules.command_match import command_matches
 
 
 @dataclass
@@ -125,7 +126,7 @@ def _explained(entry: Entry, category: str, evidence: list[str]) -> bool:
         return entry.value in evidence
     for pattern in evidence:
         try:
-            if re.search(pattern, entry.value):
+            if command_matches(pattern, entry.value):
                 return True
         except re.error:
             continue

@@ -12,6 +12,8 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
+from instruction_gate.rules.command_match import command_matches
+
 SHOWN_COMMANDS = 2
 TAIL_LINES = 3
 
@@ -46,10 +48,9 @@ def missing_command(pattern: str, run: dict[str, Any], partner: dict[str, Any] |
 
 def forbidden_command(pattern: str, run: dict[str, Any], partner: dict[str, Any] | None) -> str:
     try:
-        regex = re.compile(pattern)
+        matched = [c for c in dict.fromkeys(commands_run(run)) if command_matches(pattern, c)][:SHOWN_COMMANDS]
     except re.error:
         return pattern
-    matched = [c for c in dict.fromkeys(commands_run(run)) if regex.search(c)][:SHOWN_COMMANDS]
     ran = f": ran {', '.join(map(_quote, matched))}" if matched else ""
     return f"{pattern}{ran}{_where(pattern, run, partner)}"
 

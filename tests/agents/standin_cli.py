@@ -6,10 +6,12 @@ prints a recorded transcript on stdout and exits. What to do comes from its envi
 agent received:
   STANDIN_LOG         directory: each call appends {argv, stdin, cwd, env} to calls.jsonl
   STANDIN_TRANSCRIPTS comma-separated transcript files, one per call (turn)
-  STANDIN_MODE        ok | exit3 | hang | garbage | broker
+  STANDIN_MODE        ok | exit3 | hang | garbage | broker | memprobe
 In `broker` mode it first calls the provider at $OPENAI_BASE_URL with $OPENAI_API_KEY, then
 writes everything it could read (environment, argv, files in its workspace and home, its
-ancestors' /proc environ and cmdline, the provider's answer) to STANDIN_LOG/dump.json.
+ancestors' /proc environ and cmdline, the provider's answer) to STANDIN_LOG/dump.json. In
+`memprobe` mode a child it starts tries to read each ancestor's memory through /proc/<pid>/mem
+and writes what it got to STANDIN_LOG/mem.json (`broker` mode does that too).
 """
 
 import json
@@ -86,6 +88,30 @@ def ancestors():
     return seen
 
 
+MEM_PROBE = """
+import json, sys
+from pathlib import Path
+found, pid = [], int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[1])
+while pid > 1:
+    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace").replace("\\0", " ")
+    try:
+        start = int(Path(f"/proc/{pid}/maps").read_text().split("-", 1)[0], 16)
+        with open(f"/proc/{pid}/mem", "rb") as mem:
+            mem.seek(start)
+            outcome = "read %d bytes" % len(mem.read(16))
+    except OSError as exc:
+        outcome = type(exc).__name__
+    found.append({"pid": pid, "cmdline": cmdline, "mem": outcome})
+    pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+json.dump(found, open(sys.argv[1], "w"))
+"""
+
+
+def probe_memory(log):
+    import subprocess
+    subprocess.run([sys.executable, "-c", MEM_PROBE, str(log / "mem.json")], check=True)
+
+
 def call_provider_and_dump(log):
     request = urllib.request.Request(
         os.environ["OPENAI_BASE_URL"] + "/responses", data=b'{"model":"m","input":"hi","stream":true}',
@@ -118,6 +144,8 @@ def main():
         time.sleep(600)
     if mode == "broker":
         call_provider_and_dump(log)
+    if mode in ("broker", "memprobe"):
+        probe_memory(log)
     transcripts = os.environ["STANDIN_TRANSCRIPTS"].split(",")
     text = Path(transcripts[call_index]).read_text().replace("/REPO", os.environ["STANDIN_REPO"])
     sys.stdout.write(text.replace("PROMPT_ECHO", prompt.strip()))

@@ -146,20 +146,77 @@ RUNNER_REFUSED = {
 }
 
 
-@pytest.mark.parametrize("command", RUNNER_ALLOWED)
+PACKAGE_JSON = '{"scripts": {"lint": "eslint .", "typecheck": "tsc --noEmit", "dlx": "x", "exec": "y"}}'
+ECOSYSTEM_ALLOWED = [
+    "bundle exec rake", "bundle exec rake test", "bundle exec rspec spec/models", "bundle install", "rake",
+    "rake test", "rspec --format documentation", "mix test", "mix test --cover", "mix format --check-formatted",
+    "dotnet test", "dotnet build -c Release", "dotnet test --no-restore -v quiet App.sln",
+    "./gradlew test", "./gradlew :app:test --offline", "gradle build", "gradle test -x lint",
+    "mvn test", "mvn -B verify", "mvn -q package -pl core -am", "./mvnw verify",
+    "pnpm lint", "yarn typecheck", "pnpm --filter web test", "uv run pytest", "poetry run pytest", "hatch test",
+    "just test", "nox -s tests", "tox -e py312", "python -m pytest -p no:cacheprovider tests",
+]
+ECOSYSTEM_REFUSED = {
+    # Every supported agent's instruction files, and patterns matching them.
+    "cat GEMINI.md": "instruction file", "cat CLAUDE.local.md": "instruction file",
+    "cat docs/agents.md": "instruction file", "cat CONTEXT.md": "instruction file",
+    "python -m pytest --doctest-glob=*.md": "doctest-glob", "pytest --doctest-glob '*.rst'": "doctest-glob",
+    "pytest 'A?ENTS.md'": "instruction file", "ruff check '*.md'": "instruction file",
+    "pytest --junitxml=CLAUDE.md": "instruction file",
+    "dotnet test -p:VSTestSetting=AGENTS.md": "instruction file",
+    "python -m doctest README.md": "python -m doctest",
+    # Arguments read from a file.
+    "pytest @args.txt": "@argfile", "python -m pytest @args.txt": "@argfile", "rake @tasks": "@argfile",
+    # Configuration given inline or taken from elsewhere.
+    "pytest -c other.ini": "not the project's", "pytest --config-file=x.toml": "not the project's",
+    "pytest --rootdir=sub": "not the project's", "pytest -o addopts=-pevil": "not the project's",
+    "tox -c other.ini": "not the project's",
+    "mvn -Dmaven.surefire.debug=evil test": "-Dmaven", "mvn -s settings.xml test": "-s",
+    "mvn exec:exec": "mvn exec:exec", "mvn dependency:get": "not among the tasks",
+    "./mvnw -DargLine=-javaagent:x.jar test": "-DargLine",
+    "./gradlew -I init.gradle test": "-I", "./gradlew --init-script=x.gradle test": "--init-script",
+    "gradle -Dorg.gradle.jvmargs=x test": "-Dorg", "gradle -Pkey=value test": "-Pkey",
+    "gradle run": "not among the tasks", "gradle --build-file other.gradle test": "--build-file",
+    "dotnet run": "dotnet run", "dotnet test --logger:evil": "--logger",
+    "dotnet test --test-adapter-path .": "--test-adapter-path", "dotnet build -p:X=1": "-p:X",
+    "dotnet tool install evil": "dotnet tool",
+    "mix run -e 'System.cmd(\"sh\", [])'": "mix run", "mix eval 'x'": "mix eval",
+    "mix test --eval x": "--eval", "mix deps.get evil": "mix deps.get",
+    "rake -e 'system(\"sh\")'": "load code", "rake -f other.rake": "load code", "rake -rx test": "load code",
+    "rake RUBYOPT=-revil test": "variables", "rspec -r ./evil.rb": "load code", "rspec -O opts": "load code",
+    "bundle exec ruby -e 'x'": "allowlist", "bundle exec sh -c evil": "allowlist", "bundle add evil": "bundle add",
+    "bundle exec": "no command", "bundle install evil": "package names",
+    "pnpm evil": "pnpm evil", "yarn evil": "yarn evil", "pnpm dlx evil": "pnpm dlx", "yarn exec evil": "yarn exec", "pnpm lint --registry=x": "reads options",
+}
+
+
+@pytest.mark.parametrize("command", RUNNER_ALLOWED + ECOSYSTEM_ALLOWED)
 def test_the_ecosystems_project_runners_run_the_projects_own_commands(tmp_path, command):
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "package.json").write_text(PACKAGE_JSON)
     assert refusal(shlex.split(command), tmp_path, tmp_path) is None
 
 
-@pytest.mark.parametrize("command", sorted(RUNNER_REFUSED))
+@pytest.mark.parametrize("command", sorted(RUNNER_REFUSED | ECOSYSTEM_REFUSED))
 def test_project_runners_cannot_bring_in_foreign_code(tmp_path, command):
     (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    (tmp_path / "package.json").write_text(PACKAGE_JSON)
     why = refusal(shlex.split(command), tmp_path, tmp_path)
-    assert why is not None and RUNNER_REFUSED[command] in why, why
+    assert why is not None and (RUNNER_REFUSED | ECOSYSTEM_REFUSED)[command] in why, why
 
 
 def test_script_names_come_from_the_base_trees_pyproject_only(tmp_path):
     assert refusal(["hatch", "run", "cov"], tmp_path, tmp_path) is not None  # no pyproject: not a script
     (tmp_path / "pyproject.toml").write_text("not [valid toml")
     assert refusal(["pdm", "run", "lint"], tmp_path, tmp_path) is not None
+
+
+def test_configured_fallback_names_and_links_to_instruction_files_are_refused(tmp_path):
+    # Codex's project_doc_fallback_filenames make any name an instruction file for that run.
+    assert refusal(["cat", "TEAM_GUIDE.md"], tmp_path, tmp_path) is None
+    why = refusal(["cat", "TEAM_GUIDE.md"], tmp_path, tmp_path, frozenset({"TEAM_GUIDE.md"}))
+    assert why is not None and "instruction file" in why
+    (tmp_path / "AGENTS.md").write_text("x")
+    (tmp_path / "notes.txt").symlink_to("AGENTS.md")
+    why = refusal(["python", "-m", "pytest", "--doctest-modules", "notes.txt"], tmp_path, tmp_path)
+    assert why is not None and "instruction file" in why

@@ -121,3 +121,12 @@ def test_a_file_over_the_read_cap_is_noted(git_repo, capsys):
     assert code == 0 and f"note: over the {INSTRUCTION_CAP_BYTES} byte read cap" in out
     data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--agent", "claude", "--json")[1])
     assert data["chains"][0]["files"][0]["over_read_cap"] is True
+
+
+def test_a_path_with_a_newline_stays_on_one_line(git_repo, capsys):
+    hostile = "a\n::error::x"
+    git_repo.commit({"AGENTS.md": "# Rules\n", f"{hostile}/AGENTS.md": "- Run `make test`.\n"}, "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", hostile)
+    assert code == 0
+    assert "a\\n::error::x/AGENTS.md  " in out
+    assert not any(line.startswith("::") for line in out.splitlines())

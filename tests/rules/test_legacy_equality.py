@@ -22,8 +22,10 @@ FIELDS = ("forbidden_files", "missing_commands", "forbidden_commands", "missing_
 
 
 def previous_fields(task: Task, ev: gates.Evidence) -> dict[str, list[str]]:
+    # Only commands that ran count for required patterns (a refused or not-found one never does).
+    ran = [c for i, c in enumerate(ev.commands) if i not in ev.not_run]
     return {
-        "missing_commands": [p for p in task.required_command_patterns if not any(re.search(p, c) for c in ev.commands)],
+        "missing_commands": [p for p in task.required_command_patterns if not any(re.search(p, c) for c in ran)],
         "forbidden_commands": [p for p in task.forbidden_command_patterns if any(re.search(p, c) for c in ev.commands)],
         "forbidden_files": globs.filter_paths(ev.edited_files, task.forbidden_globs),
         "missing_events": sorted(set(task.required_events) - ev.event_names),

@@ -101,3 +101,38 @@ def test_env_dir_placeholder_without_the_flag_is_refused(git_repo, tmp_path):
     assert result.returncode == 2
     assert "evals/manifest.json::$.tasks[0].check_path[0]: uses {env_dir} but no --check-env-dir was given" \
         in problem_lines(result.stderr)
+
+
+def test_the_agent_cannot_write_the_check_environment_even_under_a_writable_directory(git_repo, tmp_path):
+    # The env dir lies inside a directory shared read-write (a package cache): its interpreter
+    # and site-packages must stay read-only, or the agent could plant what the checks then run.
+    shared = tmp_path / "cache"
+    env_dir = shared / "project-env"
+    (env_dir / "bin").mkdir(parents=True)
+    (env_dir / "lib").mkdir()
+    tool = env_dir / "bin" / "projtool"
+    tool.write_text("#!/bin/sh\nexit 1\n")  # the project's check: fails until the task is done
+    tool.chmod(0o755)
+    base, candidate = build_suite_repo(git_repo, [task("t1", checks=[["projtool"]])])
+    adapter = make_adapter(tmp_path, f"""
+        results = {{}}
+        env = request["agent_env"]["VIRTUAL_ENV"]
+        for target in (os.path.join(env, "bin", "projtool"), os.path.join(env, "lib", "sitecustomize.py")):
+            try:
+                with open(target, "w") as handle:
+                    handle.write("#!/bin/sh\\nexit 0\\n")
+                os.chmod(target, 0o755)
+                results[target] = "written"
+            except OSError as exc:
+                results[target] = exc.strerror
+        open(os.path.join({str(shared)!r}, "attempt-" + request["variant"] + ".json"), "w").write(json.dumps(results))
+    """)
+    out = tmp_path / "out"
+    result = evaluate(git_repo, base, candidate, out, adapter, "--check-env-dir", str(env_dir),
+                      "--sandbox-writable", str(shared))
+    assert result.returncode in (0, 1), result.stderr
+    for variant in ("base", "candidate"):
+        attempts = json.loads((shared / f"attempt-{variant}.json").read_text())
+        assert attempts and set(attempts.values()) == {"Read-only file system"}, attempts
+    assert tool.read_text() == "#!/bin/sh\nexit 1\n" and os.listdir(env_dir / "lib") == []
+    assert record(out, "t1", 0, "candidate")["checks"][0]["exit_code"] == 1  # the project's tool, not a planted one

@@ -81,3 +81,26 @@ def test_a_home_left_unreadable_is_still_emptied(tmp_path):
     (locked / "f").write_text("x")
     (home / "a").chmod(0o000)
     assert list(sandbox.fresh_dir(home).iterdir()) == []
+
+
+def test_protected_paths_are_bound_read_only_after_every_writable_one(tmp_path):
+    cache, env = tmp_path / "cache", tmp_path / "cache" / "env"
+    inner = tmp_path / "env2" / "cache"  # a writable directory inside a protected one
+    args = sandbox.bwrap_args(sandbox.View((tmp_path / "work", cache, inner), (), None,
+                                           protected=(env, tmp_path / "env2")), "none")
+    binds = [(args[i], args[i + 1]) for i, a in enumerate(args) if a in ("--bind", "--ro-bind")]
+    last_writable = max(i for i, (kind, _) in enumerate(binds) if kind == "--bind")
+    assert sorted(binds[last_writable + 1:]) == sorted([("--ro-bind", str(env)), ("--ro-bind", str(tmp_path / "env2"))])
+
+
+def test_the_check_environment_brings_the_interpreter_it_was_made_from(tmp_path):
+    base, env = tmp_path / "python-3.12", tmp_path / "venv"
+    (base / "bin").mkdir(parents=True)
+    (base / "bin" / "python3.12").write_text("")
+    (env / "bin").mkdir(parents=True)
+    (env / "bin" / "python").symlink_to(base / "bin" / "python3.12")
+    (env / "pyvenv.cfg").write_text(f"home = {base / 'bin'}\nversion = 3.12\n")
+    assert sandbox_paths.check_env_paths(env) == (base, env)
+    (env / "pyvenv.cfg").write_text("home = /usr/bin\n")  # a system interpreter is visible already
+    (env / "bin" / "python").unlink()
+    assert sandbox_paths.check_env_paths(env) == (env,) and sandbox_paths.check_env_paths(None) == ()
