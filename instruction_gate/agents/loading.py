@@ -15,7 +15,7 @@ from typing import Callable
 
 from instruction_gate.agents import discovery
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.discovery_gemini import gemini_sources
+from instruction_gate.agents.discovery_gemini import gemini_imports, gemini_sources
 from instruction_gate.agents.discovery_opencode import opencode_names, opencode_sources, read_attachments
 from instruction_gate.agents.gemini import DEFAULT_CONTEXT_FILES
 
@@ -28,6 +28,8 @@ class LoadSettings:
     fallback_names: tuple[str, ...] = ()  #: Codex's `project_doc_fallback_filenames`
     #: Gemini CLI's `context.fileName`, as the gemini adapter sets it (its `context_files` option)
     gemini_names: tuple[str, ...] = DEFAULT_CONTEXT_FILES
+    #: OpenCode's `CLAUDE.md` fallback (the opencode adapter's `claude_fallback` option)
+    opencode_claude_fallback: bool = True
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,12 @@ class Loader:
     on_touch: Callable[[Path, str, list[str], LoadSettings], list[LoadedFile]]
     #: The start-up chain is cut by a byte budget the agent enforces itself.
     budgeted: bool = False
-    #: Loaded files' `@path` imports are followed.
-    follows_imports: bool = False
+    #: The `@path` imports a loaded file's text names, in this agent's syntax; None: not followed.
+    import_syntax: Callable[[str], list[str]] | None = None
+
+    @property
+    def follows_imports(self) -> bool:
+        return self.import_syntax is not None
 
 
 _WHOLE = 1 << 30
@@ -94,7 +100,9 @@ def _gemini_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettin
 
 
 def _opencode(root: Path, cwd: str, settings: LoadSettings, touched: list[str] = ()) -> list[LoadedFile]:
-    return opencode_sources(root, cwd or ".", attached=read_attachments(root, cwd or ".", touched))
+    fallback = settings.opencode_claude_fallback
+    return opencode_sources(root, cwd or ".", claude_fallback=fallback,
+                            attached=read_attachments(root, cwd or ".", touched, claude_fallback=fallback))
 
 
 def _opencode_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
@@ -112,14 +120,14 @@ LOADERS: dict[str, Loader] = {
         "claude", "Claude Code",
         names=lambda s: frozenset(Path(n).name for n in discovery.CLAUDE_NAMES),
         at_start=lambda root, cwd, s: discovery.claude_sources(root, cwd or "."),
-        on_touch=_claude_touch, follows_imports=True),
+        on_touch=_claude_touch, import_syntax=discovery.claude_imports),
     "gemini": Loader(
         "gemini", "Gemini CLI",
         names=lambda s: frozenset(Path(n).name for n in s.gemini_names),
-        at_start=_gemini, on_touch=_gemini_touch, follows_imports=True),
+        at_start=_gemini, on_touch=_gemini_touch, import_syntax=gemini_imports),
     "opencode": Loader(
         "opencode", "OpenCode",
-        names=lambda s: frozenset(opencode_names()),
+        names=lambda s: frozenset(opencode_names(s.opencode_claude_fallback)),
         at_start=_opencode, on_touch=_opencode_touch),
 }
 
