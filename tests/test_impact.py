@@ -408,3 +408,12 @@ def test_impact_follows_gemini_import_syntax_where_it_differs_from_claudes(git_r
     candidate = git_repo.commit({"policy/rules.md": "two\n"})
     checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
     assert impact.analyse(checked, impact.discovery_for("auto", ["/x/adapters/gemini"], {})).affected == ["t"]
+
+
+@pytest.mark.parametrize("agent,name", [("gemini", "GEMINI.md"), ("opencode", "AGENTS.md")])
+def test_a_change_past_the_first_mebibyte_of_a_file_sent_whole_is_seen(git_repo, agent, name):
+    head = "# rules\n" + "filler line\n" * 100_000  # > 1 MiB: the harness reads no more than that at once
+    base = _one_task_repo(git_repo, {name: head + "- run the tests\n"}, [f"**/{name}"])
+    candidate = git_repo.commit({name: head + "- skip the tests\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    assert impact.analyse(checked, impact.discovery_for("auto", [f"/x/adapters/{agent}"], {})).affected == ["t"]

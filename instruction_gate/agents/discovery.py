@@ -37,6 +37,16 @@ class LoadedFile:
     truncated: bool = False  #: the budget cut this file short
 
 
+def sent_whole(path: str, on_disk: Path, data: bytes) -> LoadedFile:
+    """A file an agent sends whole, of which the harness read `data`: at most its read cap
+    (`untrusted.INSTRUCTION_CAP_BYTES`), so the size comes from the file, not from `data`."""
+    try:
+        size = max(os.stat(on_disk).st_size, len(data))
+    except (OSError, ValueError):
+        size = len(data)
+    return LoadedFile(path, size, size)
+
+
 def result_fields(files: Iterable[LoadedFile]) -> tuple[list[str], dict[str, int]]:
     """`instruction_sources` and `instruction_bytes` for a result event."""
     loaded = [f for f in files if f.bytes_loaded > 0]

@@ -130,3 +130,15 @@ def test_the_private_configuration(tmp_path):
     assert provider["models"]["m"]["cost"] == {"input": 1.0, "cache_read": 0.5, "output": 10.0}
     assert config["permission"] == {"*": "allow"} and config["share"] == "disabled"
     assert config["compaction"]["auto"] is False and "k" not in env["OPENCODE_CONFIG_CONTENT"].split('"')
+
+
+def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_path):
+    from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
+    (tmp_path / ".git").mkdir()
+    big = write(tmp_path, "AGENTS.md", "x" * (INSTRUCTION_CAP_BYTES + 5))
+    write(tmp_path, "pkg/AGENTS.md", "")  # empty: claims nothing more than its slot
+    write(tmp_path, "pkg/CLAUDE.md", "never: AGENTS.md is the project's name\n")
+    sources = opencode_sources(tmp_path, "pkg")
+    assert [(f.path, f.size, f.bytes_loaded) for f in sources] == [
+        ("AGENTS.md", INSTRUCTION_CAP_BYTES + 5, INSTRUCTION_CAP_BYTES + 5)]
+    assert big.stat().st_size == INSTRUCTION_CAP_BYTES + 5
