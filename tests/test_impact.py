@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from instruction_gate import demo_repo
-from instruction_gate.errors import ConfigError
 from instruction_gate.suite import impact
 from instruction_gate.suite.exposure import Discovery
 from instruction_gate.suite.prepare import check_all
@@ -361,8 +360,9 @@ def test_discovery_reads_the_adapters_flags_and_the_brokers_wrapped_command_line
     named = impact.discovery_for("auto", ["/x/adapters/broker", "--wrap", "opencode", "-o", "claude_fallback=false"], {})
     assert (named.mode, named.opencode_claude_fallback) == ("opencode", True)
     assert not impact.discovery_for("auto", ["/x/adapters/opencode"], {"claude_fallback": "false"}).opencode_claude_fallback
-    with pytest.raises(ConfigError, match="adapters/codex would refuse"):
-        impact.discovery_for("auto", ["/x/adapters/codex", "--no-such-flag"], {})
+    # A program named like a shipped adapter, with flags that adapter would refuse, is a custom one.
+    assert impact.discovery_for("auto", ["./evals/adapters/codex", "--no-such-flag"], {}).mode == "all"
+    assert impact.discovery_for("auto", ["./evals/adapters/broker", "--mode", "test"], {}).mode == "all"
 
 
 def _one_task_repo(git_repo, files: dict[str, str], instruction_paths: list[str], cwd: str = ".") -> str:

@@ -6,20 +6,20 @@ options the way the adapter does: the request's `adapter_options` (the runner's
 command line (`adapters/gemini --context-files X`, `-o key=value`), through the broker to the
 adapter it wraps (by short name, or a command line whose flags count too). Settings that let
 the agent load files the analysis cannot see (project configuration the adapter is told to
-trust, config overrides in `extra_args`) make the analysis unbounded: every task runs.
+trust, config overrides in `extra_args`) make the analysis unbounded: every task runs. A
+command named like a shipped adapter whose flags that adapter would refuse is another
+program: it gets every agent's rules, as any custom adapter does.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-import shlex
 from pathlib import PurePosixPath
 
 from instruction_gate.agents import broker, discovery, loading
 from instruction_gate.agents.main import AGENTS
 from instruction_gate.agents.options import Options, parse_adapter_flags
-from instruction_gate.errors import ConfigError
 from instruction_gate.suite.exposure import Discovery
 
 #: `extra_args` words that change what an agent loads in ways the analysis does not model.
@@ -58,15 +58,14 @@ def _program(argv: list[str]) -> tuple[str, list[str]]:
     return (paths[at].name if paths else ""), argv[at + 1:]
 
 
-def _flags(prog: str, specs, argv: list[str]) -> dict[str, str]:
-    """The adapter's own flags, parsed as it parses them; a command line it would refuse is named."""
-    err = io.StringIO()
+def _flags(prog: str, specs, argv: list[str]) -> dict[str, str] | None:
+    """The adapter's own flags, parsed as it parses them; None when the shipped adapter would
+    refuse them (then the command is some other program that happens to share its name)."""
     try:
-        with contextlib.redirect_stderr(err):
+        with contextlib.redirect_stderr(io.StringIO()):
             return parse_adapter_flags(prog, specs, argv)
     except SystemExit:
-        raise ConfigError(f"adapter command line: {prog} would refuse {shlex.join(argv)!r}: "
-                          f"{err.getvalue().strip().splitlines()[-1:] or ''}") from None
+        return None
 
 
 def _agent_options(argv: list[str], options: dict[str, str]) -> tuple[str, dict[str, str]]:
@@ -80,11 +79,15 @@ def _agent_options(argv: list[str], options: dict[str, str]) -> tuple[str, dict[
         if broker.TOKEN_FD_FLAG in rest[:-1]:
             at = rest.index(broker.TOKEN_FD_FLAG)
             rest = rest[:at] + rest[at + 2:]
-        wrap = Options({**options, **_flags("adapters/broker", broker.OPTIONS, rest)}).text("wrap", "codex")
+        flags = _flags("adapters/broker", broker.OPTIONS, rest)
+        if flags is None:
+            return "", options
+        wrap = Options({**options, **flags}).text("wrap", "codex")
         # The wrapped adapter receives the request's options, never the broker's own flags.
         return _agent_options(broker.wrapped_argv(wrap), options)  # type: ignore[arg-type]
     if program in AGENTS:
-        return program, {**options, **_flags(f"adapters/{program}", AGENTS[program].options, rest)}
+        flags = _flags(f"adapters/{program}", AGENTS[program].options, rest)
+        return (program, {**options, **flags}) if flags is not None else ("", options)
     return program, options
 
 

@@ -206,6 +206,7 @@ def test_a_cli_whose_program_is_missing_is_infrastructure(setup, tmp_path, agent
     events, _ = run_adapter(agent, request, setup.adapter_env)
     result = result_of(events)
     assert (result["failure_class"], result["failure_reason"]) == ("infrastructure", "cli_not_found")
+    assert result["failure_detail"] == next(line for line in stderr.splitlines() if "such file" in line or "Cannot" in line)
 
 
 def test_a_launcher_error_after_the_session_started_is_still_the_agents():
