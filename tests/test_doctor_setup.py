@@ -52,10 +52,11 @@ def test_repo_warns_about_project_configuration_the_adapters_refuse(tmp_path, ca
     (tmp_path / "web" / "opencode.json").write_text("{}")
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "opencode.json").write_text("{}")  # git's own directory is not the project
+    (tmp_path / "web" / ".opencode" / "agent").mkdir(parents=True)
     assert cli.main(["doctor", "--repo", str(tmp_path)]) == 0
     warnings = [line for line in capsys.readouterr().out.splitlines() if line.startswith("warning:")]
     assert [w.split(":")[1].strip() for w in warnings] == ["opencode.jsonc", "svc/.gemini/settings.json",
-                                                           "web/opencode.json"]
+                                                           "web/opencode.json", "web/.opencode"]
     assert "workspace_settings=trust" in warnings[0] and "refuses" in warnings[1]
 
 

@@ -24,8 +24,11 @@ _OPENCODE = ("the opencode adapter refuses to start OpenCode in a task whose cwd
              "fails as agent_error) unless adapter option workspace_settings=trust, and then impact analysis "
              "runs every task; the other adapters ignore it. A developer's local `opencode` run merges it")
 PROJECT_CONFIG = {".gemini/settings.json": ("Gemini CLI project settings", _GEMINI),
+                  ".gemini/.env": ("Gemini CLI project environment", _GEMINI.replace("whose cwd holds it",
+                                                                                     "whose cwd is at or below it")),
                   "opencode.json": ("OpenCode project configuration", _OPENCODE),
-                  "opencode.jsonc": ("OpenCode project configuration", _OPENCODE)}
+                  "opencode.jsonc": ("OpenCode project configuration", _OPENCODE),
+                  ".opencode": ("OpenCode project directory (agents, commands, plugins)", _OPENCODE)}
 
 
 @dataclass(frozen=True)
@@ -68,13 +71,14 @@ def version_problem(agent: str, binary: str, cwd: Path) -> str:
 
 
 def repo_warnings(repo: Path) -> list[str]:
-    """One warning per project configuration file in the repository (below `.git` excluded)."""
+    """One warning per project configuration file (or `.opencode/` directory) in the repository,
+    `.git` and `node_modules` excluded."""
     found: list[str] = []
     for directory, subdirs, files in os.walk(repo):
         subdirs[:] = sorted(d for d in subdirs if d not in (".git", "node_modules"))
         here = Path(directory)
         for rel, (kind, effect) in PROJECT_CONFIG.items():
-            if (here / rel).is_file():
+            if os.path.lexists(here / rel):
                 path = (here / rel).relative_to(repo).as_posix()
                 found.append(f"{path}: {kind}: {effect}, so gate runs differ from local ones")
     return found
