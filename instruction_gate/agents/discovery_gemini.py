@@ -85,13 +85,14 @@ class _Loader:
         # Whitespace alone sends nothing; past the harness's read cap there is more text.
         if data is None or not (decode_instruction(data).strip() or len(data) == INSTRUCTION_CAP_BYTES):
             return
-        self._add(path, data)
+        self._add(path, data, trim=True)
         self._imports(path, data, _project_root(path.parent), frozenset(), 0)
 
-    def _add(self, path: Path, data: bytes) -> None:
+    def _add(self, path: Path, data: bytes, trim: bool = False) -> None:
+        # A context file's text is sent trimmed; an import's is inlined as decoded, untrimmed.
         name = self.name(path)
         if name is not None and path not in self.files:
-            self.files[path] = sent_whole(name, path, data)
+            self.files[path] = sent_whole(name, path, data, trim=trim)
 
     def _imports(self, path: Path, data: bytes, project: Path, seen: frozenset[Path], depth: int) -> None:
         if depth >= GEMINI_IMPORT_DEPTH:

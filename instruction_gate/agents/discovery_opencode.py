@@ -42,7 +42,7 @@ def _loaded(path: Path, name: str | None) -> LoadedFile | None:
     data = read_instruction_bytes(path)
     if name is None or not data:  # an empty file claims its name and sends nothing
         return None
-    return sent_whole(name, path, data)
+    return sent_whole(name, path, data, drop_bom=True)  # Bun's text(): no BOM, not trimmed
 
 
 def project_chain(root: Path, here: Path, claude_fallback: bool = True) -> list[Path]:

@@ -142,3 +142,15 @@ def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_pat
     assert [(f.path, f.size, f.bytes_loaded) for f in sources] == [
         ("AGENTS.md", INSTRUCTION_CAP_BYTES + 5, INSTRUCTION_CAP_BYTES + 5)]
     assert big.stat().st_size == INSTRUCTION_CAP_BYTES + 5
+
+
+def test_reported_bytes_are_the_decoded_text_the_cli_sends(tmp_path):
+    # Checked against OpenCode 1.18.33: the file's text without a byte-order mark, invalid bytes
+    # as U+FFFD, not trimmed; a file of whitespace alone is sent as it is.
+    from instruction_gate.agents.discovery import result_fields
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_bytes(b"\xef\xbb\xbf\n\n  Rules \xff caf\xc3\xa9.\n\n\n")
+    write(tmp_path, "sub/AGENTS.md", " \n\t\n")
+    sources, sizes = result_fields(opencode_sources(tmp_path, "sub"))
+    assert sources == ["sub/AGENTS.md", "AGENTS.md"]
+    assert sizes == {"sub/AGENTS.md": 4, "AGENTS.md": len("\n\n  Rules \ufffd café.\n\n\n".encode())}
