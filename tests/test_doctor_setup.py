@@ -18,7 +18,7 @@ def _script(path, body: str):
 
 def test_a_missing_binary_is_named(tmp_path, capsys):
     assert cli.main(["doctor", "--agent", "gemini", "--binary", str(tmp_path / "gemini")]) == 3
-    assert f"--binary {tmp_path / 'gemini'}: no such file" in capsys.readouterr().out
+    assert f"--binary {tmp_path / 'gemini'}: not found (no such file)" in capsys.readouterr().out
 
 
 def test_a_binary_that_is_not_executable_or_a_directory_is_named(tmp_path, capsys):

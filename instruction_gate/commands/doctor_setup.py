@@ -45,7 +45,7 @@ def find_binary(agent: str, given: str | None) -> Binary:
             None, f"{given or agent!r} not found on PATH; pass --binary PATH")
     path = os.path.abspath(given)
     if not os.path.exists(path):
-        return Binary(None, f"--binary {path}: no such file")
+        return Binary(None, f"--binary {path}: not found (no such file)")
     if os.path.isdir(path):
         return Binary(None, f"--binary {path}: is a directory, not the {agent} executable")
     if not os.access(path, os.X_OK):
