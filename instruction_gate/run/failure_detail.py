@@ -14,6 +14,8 @@ from typing import Any
 from instruction_gate.secrets import REDACTED
 
 LIMIT = 240
+_ERROR_LINE = re.compile(r"\b(?:\w*error|cannot|can't|not found|no such|failed|denied|refused|exception)\b",
+                         re.IGNORECASE)
 _TOKEN = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
                     r"|xox[abpr]-[A-Za-z0-9-]{10,})|(?i:bearer|api[_-]?key[=:])\s*[^\s\"',;]{6,}")
 
@@ -27,9 +29,11 @@ def scrubbed(text: str) -> str | None:
 
 
 def from_adapter(result: dict[str, Any] | None, stderr_tail: str) -> str | None:
-    """The adapter's `failure_detail`, else the last line it printed on stderr."""
+    """The adapter's `failure_detail`, else the last error-like line it printed on stderr (node
+    ends a crash with its version, after the `Error: ...` line), else its last line."""
     reported = (result or {}).get("failure_detail")
     if isinstance(reported, str) and reported.strip():
         return scrubbed(reported)
     lines = [line for line in (stderr_tail or "").splitlines() if line.strip()]
-    return scrubbed(lines[-1]) if lines else None
+    errors = [line for line in lines if _ERROR_LINE.search(line)]
+    return scrubbed((errors or lines)[-1]) if lines else None
