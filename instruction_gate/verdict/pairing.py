@@ -49,16 +49,22 @@ class Pairing:
         return sorted({p.task_id for p in self.pairs})
 
     def common_failure(self) -> str | None:
-        """`failed: cli_not_found — Cannot find module …` when every planned run was recorded and
-        failed with the same reason and detail (one broken setup, not N problems); else None."""
-        if self.pairs or not self.lost or any(r.record is None or r.record.get("valid") is not False
-                                              for r in self.lost):
+        """`cli_not_found — Cannot find module …` when every planned run was recorded and failed
+        with the same reason and detail (one broken setup, not N problems); else None."""
+        if self.pairs or not self.lost or any(r.record is None for r in self.lost):
             return None
-        causes = {(r.record.get("failure_reason"), r.record.get("failure_detail")) for r in self.lost if r.record}
-        if len(causes) != 1:
-            return None
-        ((reason, detail),) = causes
-        return f"{(reason or 'no reason recorded').removeprefix('failed: ')}" + (f" — {detail}" if detail else "")
+        return common_cause([r.record for r in self.lost if r.record is not None])
+
+
+def common_cause(records: list[dict[str, Any]]) -> str | None:
+    """The one `reason — detail` every one of `records` failed with (all invalid), else None."""
+    if not records or any(r.get("valid") is not False for r in records):
+        return None
+    causes = {(r.get("failure_reason"), r.get("failure_detail")) for r in records}
+    if len(causes) != 1:
+        return None
+    ((reason, detail),) = causes
+    return (reason or "no reason recorded").removeprefix("failed: ") + (f" — {detail}" if detail else "")
 
 
 def _invalid_reason(run: dict[str, Any]) -> str:

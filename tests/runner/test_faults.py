@@ -161,7 +161,7 @@ def test_adapter_that_cannot_start_means_nothing_could_be_evaluated(git_repo, tm
     adapter.chmod(0o755)
     result = evaluate(git_repo, base, candidate, out, adapter)
     assert result.returncode == 3
-    assert "no valid (base, candidate) pair among 4 runs" in result.stderr
+    assert "no valid (base, candidate) pair among 4 runs; every run failed: adapter could not start" in result.stderr
     runs = load_runs(out)
     assert len(runs) == 4
     for run in runs.values():
