@@ -130,6 +130,8 @@ def test_discovery_follows_what_the_adapter_declares():
     assert impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/codex"], {}).mode == "codex"
     assert impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/reference"], {}).mode == "both"
     assert impact.discovery_for("auto", ["./my-agent.sh"], {}).mode == "all"
+    assert impact.discovery_for("auto", ["./my-agent.sh"], {"discovery": "gemini"}).mode == "gemini"
+    assert impact.discovery_for("auto", ["/x/adapters/codex"], {"discovery": "claude"}).mode == "codex"
     assert impact.discovery_for("claude", ["/x/adapters/codex"], {}).mode == "claude"
     assert impact.discovery_for("auto", ["codex"], {"fallback_names": "GUIDE.md"}).fallback_names == ("GUIDE.md",)
 

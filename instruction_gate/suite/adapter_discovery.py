@@ -36,7 +36,8 @@ _CODEX_DOC_KEYS = ("project_doc", "profile")
 def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]) -> Discovery:
     """The discovery an adapter follows: the policy's choice, else what the adapter declares.
 
-    The reference agent declares it with its `discovery` option (or `--discovery` flag); the
+    The reference agent (or a custom adapter) declares it with its `discovery` option (the
+    reference agent also with its `--discovery` flag); the
     agent adapters by their program name (`adapters/codex`, `adapters/claude`, ...) and the
     broker by the agent it wraps (`wrap`). Anything else (a custom adapter) gets `all`: any
     agent's files count, the conservative choice. The settings are the named agent's own.
@@ -44,7 +45,9 @@ def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]
     agent, effective = _agent_options(adapter_argv, dict(options))
     mode = setting
     if mode == "auto":
-        declared = effective.get("discovery") if agent == "reference" else None
+        # A shipped agent adapter's CLI decides for itself; the reference agent or a custom
+        # adapter may declare its rules with a `discovery` option.
+        declared = effective.get("discovery") if agent not in AGENTS else None
         implied = {"reference": "both"}.get(agent, agent)  # the reference agent's default
         mode = next((m for m in (declared, implied) if m in loading.MODES), "all")
     return _settings(mode, agent, Options(effective))
