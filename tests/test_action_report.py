@@ -88,6 +88,26 @@ def test_a_crashing_static_contract_is_not_called_a_gate_failure(tmp_path):
     assert outputs["exit-reason"] == "static contract exited 1: unexpected exit, see the step's log"
 
 
+@pytest.mark.parametrize("mode", ["validate", "all"])
+def test_a_new_blocking_lint_finding_fails_the_gate_and_is_named(tmp_path, mode):
+    lint = {"failed": True, "findings": [
+        {"rule_id": "IG003", "rule": "stale-command", "path": "AGENTS.md", "line": 4, "new": True, "blocking": True},
+        {"rule_id": "IG010", "rule": "hidden-text", "path": "CLAUDE.md", "line": 2, "new": False, "blocking": False}]}
+    (tmp_path / "lint.json").write_text(json.dumps(lint))
+    (tmp_path / "lint.md").write_text("lint\n")
+    code, outputs, _ = _run(tmp_path, {"MODE": mode, "OUTPUT_DIR": str(tmp_path), "VALIDATE_EXIT": "1",
+                                       "LINT_EXIT": "1"})
+    assert code == 1 and outputs["verdict"] == "fail" and outputs["summary-path"] == str(tmp_path / "lint.md")
+    assert outputs["exit-reason"] == ("FAIL: the instruction lint found 1 new blocking finding(s): "
+                                      "IG003 stale-command at AGENTS.md:4")
+
+
+def test_a_lint_that_crashed_is_still_not_a_gate_failure(tmp_path):
+    code, outputs, _ = _run(tmp_path, {"MODE": "validate", "OUTPUT_DIR": str(tmp_path), "VALIDATE_EXIT": "2",
+                                       "LINT_EXIT": "2"})
+    assert code == 2 and outputs["verdict"] == "error"
+
+
 MUTATION_REPORT = {"kind": "instruction-gate/mutation", "base_sha": "a" * 40,
                    "score": {"killed": 2, "total": 3, "ratio": 2 / 3, "survived": 1, "not_evaluated": 0},
                    "control": {"id": "aa-control", "status": "survived"}, "mutants": []}

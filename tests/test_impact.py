@@ -134,10 +134,13 @@ def test_discovery_follows_what_the_adapter_declares():
     assert impact.discovery_for("auto", ["/x/adapters/reference", "--discovery", "claude"], {}).mode == "claude"
     # The broker follows the agent it wraps; an adapter that declares nothing gets every agent's rules.
     assert impact.discovery_for("auto", ["/x/adapters/broker"], {"wrap": "claude"}).mode == "claude"
-    assert impact.discovery_for("auto", ["/x/adapters/broker"], {}).mode == "all"
+    assert impact.discovery_for("auto", ["/x/adapters/broker"], {}).mode == "codex"  # the broker's default wrap
+    assert impact.discovery_for("auto", ["/x/adapters/broker"], {"wrap": "./my-agent.sh"}).mode == "all"
     assert impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/codex"], {}).mode == "codex"
     assert impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/reference"], {}).mode == "both"
     assert impact.discovery_for("auto", ["./my-agent.sh"], {}).mode == "all"
+    assert impact.discovery_for("auto", ["./my-agent.sh"], {"discovery": "gemini"}).mode == "gemini"
+    assert impact.discovery_for("auto", ["/x/adapters/codex"], {"discovery": "claude"}).mode == "codex"
     assert impact.discovery_for("claude", ["/x/adapters/codex"], {}).mode == "claude"
     assert impact.discovery_for("auto", ["codex"], {"fallback_names": "GUIDE.md"}).fallback_names == ("GUIDE.md",)
 
@@ -351,3 +354,77 @@ def test_gemini_discovery_follows_the_adapters_context_files(tmp_path):
     assert reach["pkg/GEMINI.md"].lazy and not reach["pkg/GEMINI.md"].eager  # loaded just in time
     only = impact.discovery_for("auto", ["/x/adapters/broker"], {"wrap": "gemini", "context_files": "GEMINI.md"})
     assert {p for p, r in exposure.reachable(tmp_path, "", only).items() if r.eager} == {"GEMINI.md"}
+
+
+# -- the configured adapter's own settings, whichever route sets them -----------------------
+
+def test_discovery_reads_the_adapters_flags_and_the_brokers_wrapped_command_line():
+    codex = impact.discovery_for("auto", ["/usr/bin/python3", "/x/adapters/codex", "--fallback-names", "GUIDE.md TEAM.md",
+                                          "-o", "doc_budget_bytes=100"], {"fallback_names": "IGNORED.md"})
+    assert (codex.mode, codex.fallback_names, codex.codex_budget) == ("codex", ("GUIDE.md", "TEAM.md"), 100)
+    # Options split as the adapter splits them (commas or spaces).
+    assert impact.discovery_for("auto", ["/x/adapters/gemini"], {"context_files": "A.md B.md"}).gemini_names == (
+        "A.md", "B.md")
+    wrapped = impact.discovery_for("auto", ["/x/adapters/broker", "--wrap", "adapters/gemini --context-files X.md"], {})
+    assert (wrapped.mode, wrapped.gemini_names) == ("gemini", ("X.md",))
+    # The broker's own -o options never reach the adapter it wraps.
+    named = impact.discovery_for("auto", ["/x/adapters/broker", "--wrap", "opencode", "-o", "claude_fallback=false"], {})
+    assert (named.mode, named.opencode_claude_fallback) == ("opencode", True)
+    assert not impact.discovery_for("auto", ["/x/adapters/opencode"], {"claude_fallback": "false"}).opencode_claude_fallback
+    # A program named like a shipped adapter, with flags that adapter would refuse, is a custom one.
+    assert impact.discovery_for("auto", ["./evals/adapters/codex", "--no-such-flag"], {}).mode == "all"
+    assert impact.discovery_for("auto", ["./evals/adapters/broker", "--mode", "test"], {}).mode == "all"
+
+
+def _one_task_repo(git_repo, files: dict[str, str], instruction_paths: list[str], cwd: str = ".") -> str:
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": instruction_paths, "hidden_paths": ["evals/**"],
+                "tasks": [{"id": "t", "kind": "bug_fix", "cwd": cwd, "prompt_file": "evals/t.md", "checks": [["true"]]}]}
+    return git_repo.commit({**files, "evals/t.md": "do it\n", "evals/manifest.json": json.dumps(manifest)})
+
+
+def test_opencode_reads_claude_md_without_agents_md_unless_the_fallback_is_off(git_repo):
+    base = _one_task_repo(git_repo, {"CLAUDE.md": "rules\n", "src/app.py": ""}, ["**/CLAUDE.md", "**/AGENTS.md"])
+    candidate = git_repo.commit({"CLAUDE.md": "rules, changed\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    shipped = impact.discovery_for("auto", ["/x/adapters/opencode"], {})
+    assert impact.analyse(checked, shipped).affected == ["t"]
+    off = impact.discovery_for("auto", ["/x/adapters/opencode"], {"claude_fallback": "false"})
+    found = impact.analyse(checked, off)
+    assert found.affected == [] and found.unreachable == ("CLAUDE.md",)
+
+
+@pytest.mark.parametrize("argv,options,says", [
+    (["/x/adapters/gemini"], {"workspace_settings": "trust"}, ".gemini/settings.json"),
+    (["/x/adapters/opencode", "--workspace-settings", "trust"], {}, "opencode.json"),
+    (["/x/adapters/codex"], {"extra_args": "-c project_doc_max_bytes=10"}, "project_doc_max_bytes"),
+    (["/x/adapters/gemini"], {"extra_args": "--include-directories ../shared"}, "--include-directories"),
+])
+def test_an_agent_trusted_to_load_what_the_rules_cannot_see_runs_every_task(git_repo, argv, options, says):
+    base = _one_task_repo(git_repo, {"AGENTS.md": "root\n", "pkg/AGENTS.md": "pkg\n", "other/x.py": ""},
+                          ["**/AGENTS.md"], cwd="other")
+    candidate = git_repo.commit({"pkg/AGENTS.md": "pkg, changed\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    rules = impact.discovery_for("auto", argv, options)
+    assert impact.analyse(checked, impact.discovery_for("auto", argv[:1], {})).affected == []  # as shipped: unseen
+    found = impact.analyse(checked, rules)
+    assert found.affected == ["t"] and says in found.tasks[0].reason and found.unreachable == ()
+    assert says in found.record()["unbounded"]
+
+
+def test_impact_follows_gemini_import_syntax_where_it_differs_from_claudes(git_repo):
+    # Gemini CLI skips only backtick code; a `~~~` fence still imports (Claude Code skips it).
+    base = _one_task_repo(git_repo, {"GEMINI.md": "See:\n~~~\n@docs/index.md\n~~~\n",
+                                     "docs/index.md": "@../policy/rules.md\n", "policy/rules.md": "one\n"},
+                          ["**/GEMINI.md", "**/CLAUDE.md", "policy/**"])
+    candidate = git_repo.commit({"policy/rules.md": "two\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    assert impact.analyse(checked, impact.discovery_for("auto", ["/x/adapters/gemini"], {})).affected == ["t"]
+
+
+@pytest.mark.parametrize("agent,name", [("gemini", "GEMINI.md"), ("opencode", "AGENTS.md")])
+def test_a_change_past_the_first_mebibyte_of_a_file_sent_whole_is_seen(git_repo, agent, name):
+    head = "# rules\n" + "filler line\n" * 100_000  # > 1 MiB: the harness reads no more than that at once
+    base = _one_task_repo(git_repo, {name: head + "- run the tests\n"}, [f"**/{name}"])
+    candidate = git_repo.commit({name: head + "- skip the tests\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
+    assert impact.analyse(checked, impact.discovery_for("auto", [f"/x/adapters/{agent}"], {})).affected == ["t"]

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from instruction_gate import proc
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.failures import Failure
+from instruction_gate.agents.failures import Failure, launch_failure
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter, Usage, adapter_version, result_event
 from instruction_gate.console import say
 
@@ -206,6 +206,8 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         writer.emit_all(events)
         if result.start_error:
             failure = Failure("cli_not_found", result.start_error)
+        elif (broken := launch_failure(result.exit_code, result.stdout, result.stderr)) is not None:
+            failure = broken
         elif result.timed_out:
             failure = parser.timeout_failure(f"killed after {remaining:.0f}s")
         if failure is not None:

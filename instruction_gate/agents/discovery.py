@@ -33,14 +33,39 @@ class LoadedFile:
 
     path: str  #: repository-relative POSIX path
     size: int  #: bytes on disk
-    bytes_loaded: int  #: bytes the agent actually received (<= size)
+    bytes_loaded: int  #: how many of its bytes on disk reached the agent, a prefix (<= size)
     truncated: bool = False  #: the budget cut this file short
+    #: UTF-8 bytes of the text the agent sent, when it decodes the file first (a byte-order mark
+    #: dropped, invalid bytes as U+FFFD) or trims it; None: the `bytes_loaded` bytes as they are.
+    received: int | None = None
+
+
+#: What JavaScript's String.prototype.trim removes (Gemini CLI trims each context file).
+JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009" \
+                "\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+
+
+def sent_whole(path: str, on_disk: Path, data: bytes, *, drop_bom: bool = False, trim: bool = False) -> LoadedFile:
+    """A file an agent reads as UTF-8 text and sends whole, of which the harness read `data`: at
+    most its read cap (`untrusted.INSTRUCTION_CAP_BYTES`), so the size comes from the file. What
+    the agent received is the decoded text (`drop_bom`: without a leading byte-order mark;
+    `trim`: JavaScript-trimmed); past the read cap, the rest counts as it is on disk."""
+    try:
+        size = max(os.stat(on_disk).st_size, len(data))
+    except (OSError, ValueError):
+        size = len(data)
+    text = data.decode("utf-8", errors="replace")
+    text = text.removeprefix("\ufeff") if drop_bom else text
+    if trim:  # past the read cap the end is unseen: only the start is trimmed here
+        text = text.strip(JS_WHITESPACE) if size == len(data) else text.lstrip(JS_WHITESPACE)
+    received = len(text.encode("utf-8")) + size - len(data)
+    return LoadedFile(path, size, size, received=None if received == size else received)
 
 
 def result_fields(files: Iterable[LoadedFile]) -> tuple[list[str], dict[str, int]]:
-    """`instruction_sources` and `instruction_bytes` for a result event."""
+    """`instruction_sources` and `instruction_bytes` (what the agent received) for a result event."""
     loaded = [f for f in files if f.bytes_loaded > 0]
-    return [f.path for f in loaded], {f.path: f.bytes_loaded for f in loaded}
+    return [f.path for f in loaded], {f.path: f.bytes_loaded if f.received is None else f.received for f in loaded}
 
 
 def _dirs_root_to_cwd(repo_root: Path, cwd: Path) -> list[Path]:

@@ -26,8 +26,8 @@ import re
 from pathlib import Path
 from typing import Iterable
 
-from instruction_gate.agents.discovery import LoadedFile, codex_project_root
-from instruction_gate.untrusted import decode_instruction, is_path_text, read_instruction_bytes
+from instruction_gate.agents.discovery import LoadedFile, codex_project_root, sent_whole
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, is_path_text, read_instruction_bytes
 
 DEFAULT_NAMES = ("GEMINI.md",)
 #: How many import levels below a context file the CLI inlines.
@@ -82,15 +82,17 @@ class _Loader:
             return
         self.identities.add(key)
         data = read_instruction_bytes(path)
-        if data is None or not decode_instruction(data).strip():
+        # Whitespace alone sends nothing; past the harness's read cap there is more text.
+        if data is None or not (decode_instruction(data).strip() or len(data) == INSTRUCTION_CAP_BYTES):
             return
-        self._add(path, data)
+        self._add(path, data, trim=True)
         self._imports(path, data, _project_root(path.parent), frozenset(), 0)
 
-    def _add(self, path: Path, data: bytes) -> None:
+    def _add(self, path: Path, data: bytes, trim: bool = False) -> None:
+        # A context file's text is sent trimmed; an import's is inlined as decoded, untrimmed.
         name = self.name(path)
         if name is not None and path not in self.files:
-            self.files[path] = LoadedFile(name, len(data), len(data))
+            self.files[path] = sent_whole(name, path, data, trim=trim)
 
     def _imports(self, path: Path, data: bytes, project: Path, seen: frozenset[Path], depth: int) -> None:
         if depth >= GEMINI_IMPORT_DEPTH:

@@ -25,8 +25,8 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from instruction_gate.agents.discovery import LoadedFile, codex_project_root
-from instruction_gate.untrusted import decode_instruction, read_instruction_bytes
+from instruction_gate.agents.discovery import LoadedFile, codex_project_root, sent_whole
+from instruction_gate.untrusted import read_instruction_bytes
 
 GLOBAL_AGENTS = "~/.config/opencode/AGENTS.md"
 GLOBAL_CLAUDE = "~/.claude/CLAUDE.md"
@@ -40,9 +40,9 @@ def opencode_names(claude_fallback: bool = True) -> tuple[str, ...]:
 def _loaded(path: Path, name: str | None) -> LoadedFile | None:
     """A file as sent: whole, or nothing when empty or unreadable."""
     data = read_instruction_bytes(path)
-    if name is None or data is None or not decode_instruction(data):
+    if name is None or not data:  # an empty file claims its name and sends nothing
         return None
-    return LoadedFile(name, len(data), len(data))
+    return sent_whole(name, path, data, drop_bom=True)  # Bun's text(): no BOM, not trimmed
 
 
 def project_chain(root: Path, here: Path, claude_fallback: bool = True) -> list[Path]:

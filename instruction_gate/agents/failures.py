@@ -99,6 +99,22 @@ def classify_error_text(text: str, default: str = "agent_error") -> Failure:
     return Failure(default, _short(text))
 
 
+#: What a CLI prints when its own program is broken before it starts: a node launcher whose
+#: package (or native binary) is gone, a shebang whose interpreter is missing.
+_LAUNCH = re.compile(r"cannot find module|err_module_not_found|native binary not installed"
+                     r"|^(?:/usr/bin/)?env: .*no such file or directory|: (?:command )?not found$"
+                     r"|exec format error|bad interpreter", re.IGNORECASE | re.MULTILINE)
+
+
+def launch_failure(exit_code: int | None, stdout: str, stderr: str) -> Failure | None:
+    """`cli_not_found` for a CLI that failed to start its own program: a non-zero exit, no
+    JSON on stdout (it never ran a session) and a launcher error on stderr, named in the detail."""
+    if exit_code in (0, None) or any(line.lstrip().startswith("{") for line in stdout.splitlines()):
+        return None
+    line = next((line for line in stderr.splitlines() if _LAUNCH.search(line)), None)
+    return Failure("cli_not_found", _short(line)) if line is not None else None
+
+
 def _short(text: str, limit: int = 300) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

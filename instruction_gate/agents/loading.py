@@ -28,6 +28,8 @@ class LoadSettings:
     fallback_names: tuple[str, ...] = ()  #: Codex's `project_doc_fallback_filenames`
     #: Gemini CLI's `context.fileName`, as the gemini adapter sets it (its `context_files` option)
     gemini_names: tuple[str, ...] = DEFAULT_CONTEXT_FILES
+    #: OpenCode's `CLAUDE.md` fallback (the opencode adapter's `claude_fallback` option)
+    opencode_claude_fallback: bool = True
 
 
 @dataclass(frozen=True)
@@ -127,7 +129,9 @@ def _gemini_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettin
 
 
 def _opencode(root: Path, cwd: str, settings: LoadSettings, touched: list[str] = ()) -> list[LoadedFile]:
-    return opencode_sources(root, cwd or ".", attached=read_attachments(root, cwd or ".", touched))
+    fallback = settings.opencode_claude_fallback
+    return opencode_sources(root, cwd or ".", claude_fallback=fallback,
+                            attached=read_attachments(root, cwd or ".", touched, claude_fallback=fallback))
 
 
 def _opencode_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
@@ -152,7 +156,7 @@ LOADERS: dict[str, Loader] = {
         at_start=_gemini, on_touch=_gemini_touch, imports=GEMINI_IMPORTS),
     "opencode": Loader(
         "opencode", "OpenCode",
-        names=lambda s: frozenset(opencode_names()),
+        names=lambda s: frozenset(opencode_names(s.opencode_claude_fallback)),
         at_start=_opencode, on_touch=_opencode_touch),
 }
 
@@ -189,7 +193,3 @@ def importing_agents(path: str, settings: LoadSettings = LoadSettings()) -> tupl
     """The agents that follow `@path` imports in a file at `path` when they load it."""
     return tuple(a for a, loader in LOADERS.items() if loader.imports and loader.imports.follows(path, settings))
 
-
-def import_references(text: str) -> list[str]:
-    """Every `@reference` in `text` some agent would try to import, in first-seen order."""
-    return list(dict.fromkeys(r for loader in LOADERS.values() if loader.imports for r in loader.imports.parse(text)))

@@ -15,7 +15,7 @@ from typing import IO, Any, Iterable, Mapping
 
 from instruction_gate import __version__
 from instruction_gate.agents.discovery import LoadedFile, result_fields
-from instruction_gate.agents.failures import Failure
+from instruction_gate.agents.failures import INFRASTRUCTURE, Failure
 from instruction_gate.errors import ConfigError
 
 
@@ -110,6 +110,8 @@ def result_event(*, failure: Failure | None, tool_calls: int | None, usage: Usag
     if failure is not None:
         event["failure_class"] = failure.failure_class
         event["failure_reason"] = failure.reason
+        if failure.failure_class == INFRASTRUCTURE and failure.detail:
+            event["failure_detail"] = failure.detail  # the CLI's error line, for the run record
     event.update(tool_calls=tool_calls, input_tokens=usage.input_tokens,
                  output_tokens=usage.output_tokens, cached_input_tokens=usage.cached_input_tokens,
                  provider_cost_usd=provider_cost_usd, instruction_sources=sources,

@@ -6,14 +6,14 @@ saw: the event format (a command with its exit code, the tool-call count), disco
 instruction files and bytes that reached the model, in order), usage (tokens equal to what
 the provider sent) and failure classes (a provider 500 and 401 are infrastructure). Exit 0
 when every check holds, 1 when one does not (the adapter would corrupt verdicts with this
-CLI version), 3 when the CLI cannot be found.
+CLI version), 3 when the CLI cannot be found or is not the
+agent's (missing, not executable, `--version` not what that CLI prints). `--repo` warns about
+agent project configuration the adapters refuse or ignore.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +23,9 @@ from instruction_gate import git
 from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, gemini_context,
                                                  gemini_imports, opencode_instructions, run_live)
 from instruction_gate.agents.scripted_provider import Step
-from instruction_gate.errors import EXIT_NOT_EVALUATED
+from instruction_gate.commands import doctor_setup
 from instruction_gate.console import say
+from instruction_gate.errors import EXIT_NOT_EVALUATED, ConfigError
 
 _FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@docs/style.md\n",
           "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
@@ -35,8 +36,10 @@ _PROBE = "ig-doctor-path-probe"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--agent", choices=sorted(_TOOL), required=True, help="which adapter and CLI to check")
+    parser.add_argument("--agent", choices=sorted(_TOOL), help="which adapter and CLI to check")
     parser.add_argument("--binary", help="the CLI executable (default: the agent's name on PATH)")
+    parser.add_argument("--repo", type=Path, help="also warn about agent project configuration in this repository "
+                                                  "(.gemini/settings.json, opencode.json) that gate runs do not use")
 
 
 @dataclass(frozen=True)
@@ -131,11 +134,25 @@ def _path_check(root: Path, live: Callable[[list[Step], dict[str, str]], LiveRun
 
 
 def run(args: argparse.Namespace) -> int:
-    binary = shutil.which(args.binary or args.agent)
-    if binary is not None:
-        binary = os.path.abspath(binary)  # the adapter runs in the probe repository
-    if binary is None:
-        say(f"doctor: {args.binary or args.agent!r} not found on PATH; pass --binary", flush=True)
+    if args.agent is None and args.repo is None:
+        raise ConfigError("doctor: pass --agent (check a CLI), --repo (check a repository), or both")
+    if args.repo is not None:
+        if not args.repo.is_dir():
+            raise ConfigError(f"doctor: --repo {args.repo}: not a directory")
+        warnings = doctor_setup.repo_warnings(args.repo)
+        for warning in warnings:
+            say(f"warning: {warning}", flush=True)
+        say(f"doctor: {args.repo}: " + (f"{len(warnings)} project configuration file(s) the gate's runs do not "
+                                          "use as a local run would" if warnings else "no agent project configuration"),
+              flush=True)
+        if args.agent is None:
+            return 0
+    # An absolute path: the adapter runs in the probe repository.
+    found = doctor_setup.find_binary(args.agent, args.binary)
+    binary = found.path
+    problem = found.problem or (doctor_setup.version_problem(args.agent, binary, Path.cwd()) if binary else "")
+    if problem or binary is None:
+        say(f"doctor: {problem}", flush=True)
         return EXIT_NOT_EVALUATED
     with tempfile.TemporaryDirectory(prefix="ig-doctor-") as tmp:
         checks = _checks(args.agent, binary, Path(tmp))

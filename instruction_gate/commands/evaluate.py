@@ -22,6 +22,7 @@ from instruction_gate.run import check_env, evaluation, rounds, sandbox, sandbox
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
 from instruction_gate.suite import impact
+from instruction_gate.verdict import pairing
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.suite.instruction_diff import gate_sources, instruction_hunks
@@ -94,6 +95,8 @@ def _impact(checked, chosen: rounds.Controls, args: argparse.Namespace, adapter_
     say(f"impact ({rules.mode} discovery): {len(analysed.affected)} of {len(analysed.tasks)} task(s) can see "
           f"the change; not run: {', '.join(t.task_id for t in analysed.tasks if not t.affected) or 'none'}",
           file=sys.stderr)
+    if analysed.unbounded and analysed.changed_paths:
+        print(f"impact: {analysed.unbounded}; every task runs", file=sys.stderr)
     return analysed
 
 
@@ -198,7 +201,9 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
     mine = {k: v for k, v in store.runs.items() if k[0] in header["tasks"]}
     pairs = {(t, r) for (t, r, v), rec in mine.items() if rec["valid"] and mine.get((t, r, "candidate" if v == "base" else "base"), {}).get("valid")}
     if not pairs:
-        raise NotEvaluatedError(f"no valid (base, candidate) pair among {len(mine)} runs; see {args.out}/index.json")
+        common = pairing.common_cause(list(mine.values()))
+        raise NotEvaluatedError(f"no valid (base, candidate) pair among {len(mine)} runs"
+                                + (f"; every run failed: {common}" if common else "") + f"; see {args.out}/index.json")
     regressions = evaluation.candidate_regressions(mine)
     say(f"{len(mine)} runs recorded in {args.out}; {len(pairs)} valid pairs; "
           f"{len(regressions)} candidate hard-gate regressions", file=sys.stderr)

@@ -85,9 +85,11 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
         stage_failed = code not in (0, 1) if stage == "evaluate" else code != 0
         if stage in ("compare", "mutate", "tasks"):
             break
+        if stage == "validate" and code == 1 and codes.get("lint") == 1:
+            return _lint_outcome(output_dir)
         if stage_failed:
-            # Exit 1 is a gate verdict only for compare (and a recorded regression for evaluate);
-            # from the static contract it can only mean a crash.
+            # Exit 1 is a gate verdict only for compare, a recorded regression for evaluate and
+            # the lint's blocking finding (above); from the static contract itself it is a crash.
             expected = code in (2, 3)
             meaning = EXIT_MEANINGS[code] if expected else "unexpected exit, see the step's log"
             return Outcome(code if expected else 3, f"{title} exited {code}: {meaning}", "error", stopped_at=stage)
@@ -159,6 +161,18 @@ def _mutate_outcome(code: int, output_dir: Path | None) -> Outcome:
     return outcome
 
 
+def _lint_outcome(output_dir: Path | None) -> Outcome:
+    """The static contract's lint found blocking findings the candidate introduces: the gate fails."""
+    report = _read_json(output_dir / "lint.json" if output_dir else None) or {}
+    blocking = [f for f in report.get("findings") or [] if isinstance(f, dict) and f.get("blocking")]
+    named = ", ".join(f"{f.get('rule_id')} {f.get('rule')} at {f.get('path')}:{f.get('line')}" for f in blocking[:5])
+    more = f" and {len(blocking) - 5} more" if len(blocking) > 5 else ""
+    reason = (f"FAIL: the instruction lint found {len(blocking)} new blocking finding(s): {named}{more}" if blocking
+              else "FAIL: the instruction lint found a new blocking finding (see lint.md)")
+    lint_md = output_dir / "lint.md" if output_dir else None
+    return Outcome(1, reason, "fail", summary_path=str(lint_md) if lint_md and lint_md.is_file() else "")
+
+
 def _compare_outcome(code: int, output_dir: Path | None) -> Outcome:
     summary_md = output_dir / "summary.md" if output_dir else None
     summary_json = output_dir / "summary.json" if output_dir else None
@@ -213,7 +227,8 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     if _code(env.get("INPUTS_EXIT")) == 2:
         outcome = Outcome(2, "the action's inputs were refused: see the errors of its 'Check inputs' step", "error")
     else:
-        codes = {stage: _code(env.get(f"{stage.upper()}_EXIT")) for stage in ("changes", "validate", "tasks", "compare")}
+        codes = {stage: _code(env.get(f"{stage.upper()}_EXIT"))
+                 for stage in ("changes", "validate", "lint", "tasks", "compare")}
         codes.update({stage: _code(env.get("AGENT_RUNS_EXIT")) for stage in AGENT_STAGES if stage in MODE_STAGES.get(mode, ())})
         outcome = decide(mode, codes, output_dir)
     _append(env.get("GITHUB_OUTPUT"), "".join(output_line(k, v) for k, v in outcome.outputs().items()))

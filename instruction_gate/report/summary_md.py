@@ -68,6 +68,9 @@ def _lost(c: Comparison) -> list[str]:
     lines = ["### Runs lost (excluded from both arms)", ""]
     if not c.pairing.lost:
         return lines + [f"None: all {c.pairing.planned_pairs} planned pairs are valid.", ""]
+    common = c.pairing.common_failure()
+    if common is not None:  # one cause, said once
+        return lines + [f"All {len(c.pairing.lost)} runs failed alike: {fmt.md(common, 400)}.", ""]
     rows = [[fmt.md(r.task_id), str(r.repeat), r.variant, fmt.md(r.reason, 160)] for r in c.pairing.lost]
     return lines + table(["task", "repeat", "variant", "reason"], rows) + [""]
 

@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from instruction_gate.run import failure_detail
 from instruction_gate.run.adapter import AdapterOutcome
 from instruction_gate.run.limits import limit_reason
 from instruction_gate.suite.manifest import Task
@@ -25,6 +26,7 @@ HARD_FAILURES = (
 class Classification:
     failure_class: str | None  #: None, "agent" or "infrastructure"
     failure_reason: str | None
+    failure_detail: str | None = None  #: infrastructure only: the error line (`failure_detail.py`)
 
     @property
     def valid(self) -> bool:
@@ -41,14 +43,16 @@ def classify(outcome: AdapterOutcome, timeout: float) -> Classification:
         return Classification("agent", f"timeout: no result within {timeout:g}s (process group killed)")
     result = outcome.result
     if result is None:
-        return Classification("infrastructure", f"adapter exited {outcome.exit_code} without a result event")
+        return Classification("infrastructure", f"adapter exited {outcome.exit_code} without a result event",
+                              failure_detail.from_adapter(None, outcome.stderr_tail))
     status = result.get("status")
     declared = result.get("failure_class")
     reason = result.get("failure_reason")
     if status == "completed" and outcome.exit_code == 0 and declared is None:
         return Classification(None, None)
     if declared == "infrastructure":
-        return Classification("infrastructure", f"{status}: {reason or 'reported by adapter'}")
+        return Classification("infrastructure", f"{status}: {reason or 'reported by adapter'}",
+                              failure_detail.from_adapter(result, outcome.stderr_tail))
     if status == "completed" and outcome.exit_code != 0:
         return Classification("infrastructure", f"result says completed but adapter exited {outcome.exit_code}")
     return Classification("agent", f"{status}{': ' + str(reason) if reason else ''}")

@@ -15,10 +15,10 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Iterable
+from typing import Callable, Iterable
 
 from instruction_gate import git, globs
-from instruction_gate.agents.loading import import_references
+from instruction_gate.agents import discovery
 from instruction_gate.suite.contract import SYMLINK_MODE, Contract, Entry, Tree
 
 _PATCH_PATH = re.compile(r"^(?:diff --git a/(\S+) b/(\S+)|--- a/(.+)|\+\+\+ b/(.+))$", re.MULTILINE)
@@ -41,8 +41,12 @@ def _blob(repo: Path, oid: str) -> str:
     return git.out("cat-file", "blob", oid, cwd=repo)
 
 
-def closure(repo: Path, tree: Tree, start: set[str]) -> Tree:
-    """`start` plus the files its symlinks point at and its `@imports` name, transitively (within `tree`)."""
+ImportSyntax = Callable[[str], list[str]]
+
+
+def closure(repo: Path, tree: Tree, start: set[str], syntaxes: Iterable[ImportSyntax] = (discovery.claude_imports,)) -> Tree:
+    """`start` plus the files its symlinks point at and its `@imports` name (read in each of
+    `syntaxes`: the agents' own, which disagree on code blocks and path characters), transitively."""
     chosen: Tree = {}
     todo = sorted(start)
     while todo:
@@ -54,8 +58,8 @@ def closure(repo: Path, tree: Tree, start: set[str]) -> Tree:
         if entry.mode == SYMLINK_MODE:
             refs = [posixpath.join(posixpath.dirname(path), text)] if not text.startswith("/") else []
         else:
-            refs = [posixpath.join(posixpath.dirname(path), r) for r in import_references(text)
-                    if not r.startswith(("~", "/"))]
+            named = dict.fromkeys(r for syntax in syntaxes for r in syntax(text))
+            refs = [posixpath.join(posixpath.dirname(path), r) for r in named if not r.startswith(("~", "/"))]
         todo.extend(t for r in refs if (t := _inside(r)) is not None)
     return {p: e for p, e in chosen.items() if e.mode != SYMLINK_MODE or _symlink_inside(repo, p, e)}
 
@@ -93,7 +97,8 @@ class ArmTrees:
 
 
 def arm_trees(repo: Path, contract: Contract, hidden: set[str], instruction_paths: Iterable[str],
-              names: frozenset[str], dest: Path) -> ArmTrees:
+              names: frozenset[str], dest: Path,
+              syntaxes: Iterable[ImportSyntax] = (discovery.claude_imports,)) -> ArmTrees:
     """Each arm's visible tree (base tree − hidden suite + the arm's instruction files), reduced to
     what discovery can reach, materialized under `dest/base` and `dest/candidate`."""
     visible = {p: e for p, e in contract.base_tree.items() if p not in hidden}
@@ -101,7 +106,7 @@ def arm_trees(repo: Path, contract: Contract, hidden: set[str], instruction_path
     for arm, instructions in (("base", contract.base_instructions), ("candidate", contract.candidate_instructions)):
         tree = {p: e for p, e in visible.items() if p not in contract.base_instructions}
         tree.update(instructions)
-        arms[arm] = closure(repo, tree, relevant(tree, instruction_paths, names))
+        arms[arm] = closure(repo, tree, relevant(tree, instruction_paths, names), tuple(syntaxes))
         materialize(repo, arms[arm], dest / arm)
     return ArmTrees(dest / "base", dest / "candidate", arms)
 

@@ -29,6 +29,9 @@ class Discovery:
     codex_budget: int = discovery.CODEX_BUDGET_BYTES
     fallback_names: tuple[str, ...] = ()
     gemini_names: tuple[str, ...] = LoadSettings().gemini_names
+    opencode_claude_fallback: bool = True
+    #: Why the agent, as configured, may load files these rules cannot predict ('' when it cannot)
+    unbounded: str = ""
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -36,7 +39,12 @@ class Discovery:
 
     @property
     def settings(self) -> LoadSettings:
-        return LoadSettings(self.codex_budget, self.fallback_names, self.gemini_names)
+        return LoadSettings(self.codex_budget, self.fallback_names, self.gemini_names, self.opencode_claude_fallback)
+
+    @property
+    def import_syntaxes(self) -> tuple:
+        """How the agents of this mode read `@path` imports (none follow them: no imports)."""
+        return tuple(LOADERS[a].imports.parse for a in self.agents if LOADERS[a].imports is not None)
 
     @property
     def names(self) -> frozenset[str]:

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any, Iterable
 
-from instruction_gate.agents import loading
-from instruction_gate.errors import ConfigError
 from instruction_gate.suite import arm_files, exposure
+from instruction_gate.suite.adapter_discovery import discovery_for  # noqa: F401  (callers' entry point)
 from instruction_gate.suite.exposure import Discovery
 from instruction_gate.suite.prepare import Checked, blob_text, hidden_paths
 
@@ -41,6 +40,7 @@ class Impact:
     tasks: tuple[TaskImpact, ...]
     changed_paths: tuple[str, ...]  #: instruction files the candidate changes
     unreachable: tuple[str, ...]  #: changed files no task can reach
+    unbounded: str = ""  #: why the agent may load files the rules cannot predict (all tasks then run)
 
     @property
     def affected(self) -> list[str]:
@@ -54,44 +54,10 @@ class Impact:
         """The `impact` block of index.json."""
         return {"mode": self.mode, "discovery": self.discovery, "changed_paths": list(self.changed_paths),
                 "unreachable_changes": list(self.unreachable), "affected": self.affected,
+                **({"unbounded": self.unbounded} if self.unbounded else {}),
                 "unaffected": [t.task_id for t in self.tasks if not t.affected],
                 "tasks": [{"task_id": t.task_id, "cwd": t.cwd, "affected": t.affected, "reason": t.reason,
                            "changed": list(t.changed), "reachable": list(t.reachable)} for t in self.tasks]}
-
-
-def discovery_for(setting: str, adapter_argv: list[str], options: dict[str, str]) -> Discovery:
-    """The discovery an adapter follows: the policy's choice, else what the adapter declares.
-
-    The reference agent declares it with its `discovery` option (or `--discovery` flag); the
-    agent adapters by their program name (`adapters/codex`, `adapters/claude`, ...) and the
-    broker by the agent it wraps (`wrap`). Anything else (a custom adapter) gets `all`: any
-    agent's files count, the conservative choice.
-    """
-    mode = setting
-    if mode == "auto":
-        program = _adapter_name(adapter_argv)
-        flag = adapter_argv.index("--discovery") if "--discovery" in adapter_argv[:-1] else None
-        declared = options.get("discovery") or (adapter_argv[flag + 1] if flag is not None else None)
-        wrapped = options.get("wrap") if program == "broker" else None
-        implied = {"reference": "both"}.get(program, program)  # the reference agent's default
-        mode = next((m for m in (declared, wrapped, implied) if m in loading.MODES), "all")
-    budget = options.get("doc_budget_bytes", "")
-    if budget and not budget.isdigit():
-        raise ConfigError(f"adapter option doc_budget_bytes: expected a byte count, got {budget!r}")
-    fallback = _names(options.get("fallback_names", ""))
-    gemini = _names(options.get("context_files", "")) or loading.LoadSettings().gemini_names
-    return Discovery(mode, int(budget) if budget else exposure.discovery.CODEX_BUDGET_BYTES, fallback, gemini)
-
-
-def _names(value: str) -> tuple[str, ...]:
-    return tuple(n.strip() for n in value.split(",") if n.strip())
-
-
-def _adapter_name(argv: list[str]) -> str:
-    """`codex` for `adapters/codex`, also behind an interpreter (`python3 …/adapters/codex`)."""
-    paths = [PurePosixPath(a) for a in argv[:2]]
-    named = [p.name for p in paths if p.parent.name == "adapters"]
-    return named[0] if named else (paths[0].name if paths else "")
 
 
 def _differences(base: exposure.Exposure, candidate: exposure.Exposure) -> list[str]:
@@ -121,10 +87,12 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
     wanted = set(task_ids) if task_ids is not None else None
     tasks = [t for t in manifest.tasks if wanted is None or t.id in wanted]
     results: list[TaskImpact] = []
+    # An agent configured to load files the rules cannot see may see the change from any task.
+    unbounded = bool(rules.unbounded and contract.changed_instruction_paths)
     reached: set[str] = set()
     with arm_files.temp_dir(temp_root) as tmp:
         arms = arm_files.arm_trees(checked.repo, contract, hidden_paths(checked), manifest.instruction_paths,
-                                   rules.names, Path(tmp))
+                                   rules.names, Path(tmp), rules.import_syntaxes)
         watched = set(arms.files["base"]) | set(arms.files["candidate"]) | set(contract.changed_instruction_paths)
         for task in tasks:
             cwd = "" if task.cwd in (".", "") else task.cwd
@@ -135,15 +103,18 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
             reached.update(changed, *(_targets(root, changed) for root in (arms.base, arms.candidate)))
             fixture = (sorted(arm_files.patch_paths(blob_text(checked.repo, contract, task.fixture_patch)) & watched)
                        if task.fixture_patch else [])
-            if changed:
+            if unbounded:
+                reason = f"{rules.unbounded}; impact analysis cannot bound it, so every task runs"
+            elif changed:
                 seen = ", ".join(f"{p} ({_how(base, candidate, p)})" for p in changed[:5])
                 reason = f"sees {seen}" + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
             elif fixture:
                 reason = f"its fixture patch touches instruction files ({', '.join(fixture[:5])}); run to be safe"
             else:
                 reason = f"no instruction file reachable from {task.cwd!r} differs between the arms"
-            results.append(TaskImpact(task.id, task.cwd, bool(changed or fixture), reason, tuple(changed),
+            affected = bool(changed or fixture or unbounded)
+            results.append(TaskImpact(task.id, task.cwd, affected, reason, tuple(changed),
                                       tuple(sorted({*base, *candidate}))))
     changed_paths = tuple(contract.changed_instruction_paths)
-    unreachable = tuple(p for p in changed_paths if p not in reached)
-    return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable)
+    unreachable = () if rules.unbounded else tuple(p for p in changed_paths if p not in reached)
+    return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable, rules.unbounded)

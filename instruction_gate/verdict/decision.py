@@ -33,7 +33,10 @@ class Decision:
 def coverage_problems(pairing: Pairing, policy: Policy) -> list[str]:
     soft, valid, planned = policy.soft, len(pairing.pairs), pairing.planned_pairs
     problems = []
-    if valid == 0:
+    common = pairing.common_failure()
+    if common is not None:
+        problems.append(f"every run failed: {common}")
+    elif valid == 0:
         problems.append(f"no valid (base, candidate) pair among {planned} planned")
     if soft["minimum_valid_pairs"] is not None and valid < soft["minimum_valid_pairs"]:
         problems.append(f"{valid} valid pairs, policy minimum_valid_pairs is {soft['minimum_valid_pairs']}")

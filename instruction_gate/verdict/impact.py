@@ -59,5 +59,5 @@ def summary_block(block: dict[str, Any] | None) -> dict[str, Any] | None:
     if block is None:
         return None
     keys = ("mode", "discovery", "changed_paths", "unreachable_changes", "affected", "unaffected")
-    return {**{k: block.get(k) for k in keys},
+    return {**{k: block.get(k) for k in keys}, **({"unbounded": block["unbounded"]} if block.get("unbounded") else {}),
             "tasks": [{k: t.get(k) for k in ("task_id", "cwd", "affected", "reason")} for t in block.get("tasks", [])]}

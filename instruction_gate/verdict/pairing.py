@@ -48,10 +48,29 @@ class Pairing:
     def tasks(self) -> list[str]:
         return sorted({p.task_id for p in self.pairs})
 
+    def common_failure(self) -> str | None:
+        """`cli_not_found — Cannot find module …` when every planned run was recorded and failed
+        with the same reason and detail (one broken setup, not N problems); else None."""
+        if self.pairs or not self.lost or any(r.record is None for r in self.lost):
+            return None
+        return common_cause([r.record for r in self.lost if r.record is not None])
+
+
+def common_cause(records: list[dict[str, Any]]) -> str | None:
+    """The one `reason — detail` every one of `records` failed with (all invalid), else None."""
+    if not records or any(r.get("valid") is not False for r in records):
+        return None
+    causes = {(r.get("failure_reason"), r.get("failure_detail")) for r in records}
+    if len(causes) != 1:
+        return None
+    ((reason, detail),) = causes
+    return (reason or "no reason recorded").removeprefix("failed: ") + (f" — {detail}" if detail else "")
+
 
 def _invalid_reason(run: dict[str, Any]) -> str:
     reason = run.get("failure_reason") or "no reason recorded"
-    return f"invalid ({run.get('failure_class') or 'infrastructure'}): {reason}"
+    detail = f" — {run['failure_detail']}" if run.get("failure_detail") else ""
+    return f"invalid ({run.get('failure_class') or 'infrastructure'}): {reason}{detail}"
 
 
 def pair_runs(results: ResultSet, count_unstarted: bool = True) -> Pairing:

@@ -188,3 +188,30 @@ def test_bad_option_is_a_configuration_error(setup):
     events, proc_result = run_adapter("codex", request, setup.adapter_env)
     assert proc_result.exit_code == 2 and events == []
     assert "adapter_options::$.sandbox" in proc_result.stderr
+
+
+@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "opencode"])
+@pytest.mark.parametrize("stderr", [
+    "node:internal/modules/cjs/loader:1228\n  throw err;\n  ^\n\nError: Cannot find module "
+    "'/opt/npm/lib/node_modules/@acme/cli/dist/index.js'\n    at Module._resolveFilename\n",
+    "/usr/bin/env: 'node': No such file or directory\n",
+])
+def test_a_cli_whose_program_is_missing_is_infrastructure(setup, tmp_path, agent, stderr):
+    # A launcher left behind by an uninstalled npm package: it prints the error and exits 1.
+    broken = tmp_path / "broken" / agent
+    broken.parent.mkdir()
+    broken.write_text(f"#!/bin/sh\nprintf '%s' {stderr!r} >&2\nexit 1\n".replace("\\n", "\n"))
+    broken.chmod(0o755)
+    request = setup.request("codex_full.jsonl", options={"binary": str(broken)})
+    events, _ = run_adapter(agent, request, setup.adapter_env)
+    result = result_of(events)
+    assert (result["failure_class"], result["failure_reason"]) == ("infrastructure", "cli_not_found")
+    assert result["failure_detail"] == next(line for line in stderr.splitlines() if "such file" in line or "Cannot" in line)
+
+
+def test_a_launcher_error_after_the_session_started_is_still_the_agents():
+    from instruction_gate.agents.failures import launch_failure
+    assert launch_failure(1, '{"type": "thread.started"}\n', "Error: Cannot find module 'x'") is None
+    assert launch_failure(0, "", "Error: Cannot find module 'x'") is None
+    assert launch_failure(1, "", "Error: something else") is None
+    assert launch_failure(1, "", "boom\nError: Cannot find module 'x'\n").detail == "Error: Cannot find module 'x'"

@@ -135,3 +135,28 @@ def test_recorded_failures(repo, tmp_path, name, code, reason):
 def test_failures_before_any_result(repo, tmp_path, stderr, code, reason):
     parser = GeminiStream(repo, tmp_path)
     assert parser.end_process(exited(code, stderr))[1].reason == reason
+
+
+def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_path):
+    # The CLI sends a context file whole; the harness reads at most 1 MiB of it to find imports.
+    from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
+    (tmp_path / ".git").mkdir()
+    big = write(tmp_path, "GEMINI.md", " " * INSTRUCTION_CAP_BYTES + "rule @docs/x.md\n")
+    write(tmp_path, "docs/x.md", "imported\n")
+    write(tmp_path, "pkg/GEMINI.md", "\n\t \n")  # whitespace alone: nothing sent
+    sources = gemini_sources(tmp_path, "pkg")
+    assert [(f.path, f.size, f.bytes_loaded) for f in sources] == [
+        ("GEMINI.md", big.stat().st_size, big.stat().st_size)]
+
+
+def test_reported_bytes_are_the_decoded_trimmed_text_the_cli_sends(tmp_path):
+    # Checked against Gemini CLI 0.61: a context file goes out decoded (invalid bytes as U+FFFD)
+    # and trimmed (a byte-order mark too); an imported file is inlined decoded, untrimmed.
+    from instruction_gate.agents.discovery import result_fields
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "GEMINI.md").write_bytes(b"\xef\xbb\xbf\n\n  Rules \xff caf\xc3\xa9 @imp.md\n\n\n")
+    (tmp_path / "imp.md").write_bytes(b"\n  imported \xff\n\n")
+    sources, sizes = result_fields(gemini_sources(tmp_path, "."))
+    assert sources == ["GEMINI.md", "imp.md"]
+    assert sizes == {"GEMINI.md": len("Rules \ufffd café @imp.md".encode()),
+                     "imp.md": len("\n  imported \ufffd\n\n".encode())}

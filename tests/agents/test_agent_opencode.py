@@ -130,3 +130,27 @@ def test_the_private_configuration(tmp_path):
     assert provider["models"]["m"]["cost"] == {"input": 1.0, "cache_read": 0.5, "output": 10.0}
     assert config["permission"] == {"*": "allow"} and config["share"] == "disabled"
     assert config["compaction"]["auto"] is False and "k" not in env["OPENCODE_CONFIG_CONTENT"].split('"')
+
+
+def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_path):
+    from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
+    (tmp_path / ".git").mkdir()
+    big = write(tmp_path, "AGENTS.md", "x" * (INSTRUCTION_CAP_BYTES + 5))
+    write(tmp_path, "pkg/AGENTS.md", "")  # empty: claims nothing more than its slot
+    write(tmp_path, "pkg/CLAUDE.md", "never: AGENTS.md is the project's name\n")
+    sources = opencode_sources(tmp_path, "pkg")
+    assert [(f.path, f.size, f.bytes_loaded) for f in sources] == [
+        ("AGENTS.md", INSTRUCTION_CAP_BYTES + 5, INSTRUCTION_CAP_BYTES + 5)]
+    assert big.stat().st_size == INSTRUCTION_CAP_BYTES + 5
+
+
+def test_reported_bytes_are_the_decoded_text_the_cli_sends(tmp_path):
+    # Checked against OpenCode 1.18.33: the file's text without a byte-order mark, invalid bytes
+    # as U+FFFD, not trimmed; a file of whitespace alone is sent as it is.
+    from instruction_gate.agents.discovery import result_fields
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "AGENTS.md").write_bytes(b"\xef\xbb\xbf\n\n  Rules \xff caf\xc3\xa9.\n\n\n")
+    write(tmp_path, "sub/AGENTS.md", " \n\t\n")
+    sources, sizes = result_fields(opencode_sources(tmp_path, "sub"))
+    assert sources == ["sub/AGENTS.md", "AGENTS.md"]
+    assert sizes == {"sub/AGENTS.md": 4, "AGENTS.md": len("\n\n  Rules \ufffd café.\n\n\n".encode())}

@@ -27,6 +27,12 @@ BEHAVIOUR = """
         sys.exit(1)
     elif tid == "no-result":
         emit(type="tool", command="ls")
+        print("adapter: lost the stream\\n\\n", file=sys.stderr)
+        sys.exit(0)
+    elif tid == "cli-missing":
+        print("gemini: starting", file=sys.stderr)
+        emit(type="result", status="failed", failure_class="infrastructure", failure_reason="cli_not_found",
+             failure_detail="Error: Cannot find module 'gemini.js'\\n with key sk-abcdefghijklmnop " + "y" * 400)
         sys.exit(0)
     elif tid == "hangs" and request["variant"] == "base":
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", os.environ["FAULT_LOG"]])
@@ -64,6 +70,20 @@ def test_adapter_faults_are_classified(git_repo, tmp_path, task_id, failure_clas
         assert run["valid"] is (failure_class == "agent")
         assert run["resolved"] is False and "agent_not_completed" in run["hard_failures"]
     assert f"{task_id} r0 base: " in result.stderr
+
+
+@pytest.mark.parametrize("task_id, detail", [
+    ("cli-missing", "Error: Cannot find module 'gemini.js' with key [REDACTED] yyy"),
+    ("no-result", "adapter: lost the stream"),
+    ("gives-up", None),  # an agent failure: the reason says it all
+])
+def test_failure_detail_is_the_error_line_on_one_line_scrubbed_and_capped(git_repo, tmp_path, task_id, detail):
+    _, runs, _ = run_suite(git_repo, tmp_path, {"id": task_id})
+    for variant in ("base", "candidate"):
+        found = runs[(task_id, 0, variant)]["failure_detail"]
+        assert found == detail if detail is None or len(detail) < 40 else found.startswith(detail)
+        assert found is None or (len(found) <= 240 and "\n" not in found and "sk-abc" not in found)
+    assert runs[("ok", 0, "base")]["failure_detail"] is None
 
 
 def test_malformed_lines_are_counted_and_skipped(git_repo, tmp_path):
@@ -141,7 +161,7 @@ def test_adapter_that_cannot_start_means_nothing_could_be_evaluated(git_repo, tm
     adapter.chmod(0o755)
     result = evaluate(git_repo, base, candidate, out, adapter)
     assert result.returncode == 3
-    assert "no valid (base, candidate) pair among 4 runs" in result.stderr
+    assert "no valid (base, candidate) pair among 4 runs; every run failed: adapter could not start" in result.stderr
     runs = load_runs(out)
     assert len(runs) == 4
     for run in runs.values():
