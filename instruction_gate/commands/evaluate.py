@@ -96,7 +96,7 @@ def _impact(checked, chosen: rounds.Controls, args: argparse.Namespace, adapter_
           f"the change; not run: {', '.join(t.task_id for t in analysed.tasks if not t.affected) or 'none'}",
           file=sys.stderr)
     if analysed.unbounded and analysed.changed_paths:
-        print(f"impact: {analysed.unbounded}; every task runs", file=sys.stderr)
+        say(f"impact: {analysed.unbounded}; every task runs", file=sys.stderr)
     return analysed
 
 

@@ -18,7 +18,7 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from instruction_gate import git, globs
-from instruction_gate.agents import discovery
+from instruction_gate.agents.loading import LOADERS
 from instruction_gate.suite.contract import SYMLINK_MODE, Contract, Entry, Tree
 
 _PATCH_PATH = re.compile(r"^(?:diff --git a/(\S+) b/(\S+)|--- a/(.+)|\+\+\+ b/(.+))$", re.MULTILINE)
@@ -44,9 +44,12 @@ def _blob(repo: Path, oid: str) -> str:
 ImportSyntax = Callable[[str], list[str]]
 
 
-def closure(repo: Path, tree: Tree, start: set[str], syntaxes: Iterable[ImportSyntax] = (discovery.claude_imports,)) -> Tree:
+def closure(repo: Path, tree: Tree, start: set[str], syntaxes: Iterable[ImportSyntax] | None = None) -> Tree:
     """`start` plus the files its symlinks point at and its `@imports` name (read in each of
-    `syntaxes`: the agents' own, which disagree on code blocks and path characters), transitively."""
+    `syntaxes`: the agents' own, which disagree on code blocks and path characters; by default every
+    importing agent's), transitively."""
+    syntaxes = tuple(loader.imports.parse for loader in LOADERS.values() if loader.imports) \
+        if syntaxes is None else tuple(syntaxes)
     chosen: Tree = {}
     todo = sorted(start)
     while todo:
@@ -98,7 +101,7 @@ class ArmTrees:
 
 def arm_trees(repo: Path, contract: Contract, hidden: set[str], instruction_paths: Iterable[str],
               names: frozenset[str], dest: Path,
-              syntaxes: Iterable[ImportSyntax] = (discovery.claude_imports,)) -> ArmTrees:
+              syntaxes: Iterable[ImportSyntax] | None = None) -> ArmTrees:
     """Each arm's visible tree (base tree − hidden suite + the arm's instruction files), reduced to
     what discovery can reach, materialized under `dest/base` and `dest/candidate`."""
     visible = {p: e for p, e in contract.base_tree.items() if p not in hidden}
@@ -106,7 +109,7 @@ def arm_trees(repo: Path, contract: Contract, hidden: set[str], instruction_path
     for arm, instructions in (("base", contract.base_instructions), ("candidate", contract.candidate_instructions)):
         tree = {p: e for p, e in visible.items() if p not in contract.base_instructions}
         tree.update(instructions)
-        arms[arm] = closure(repo, tree, relevant(tree, instruction_paths, names), tuple(syntaxes))
+        arms[arm] = closure(repo, tree, relevant(tree, instruction_paths, names), syntaxes)
         materialize(repo, arms[arm], dest / arm)
     return ArmTrees(dest / "base", dest / "candidate", arms)
 
