@@ -4,7 +4,6 @@ OpenAI-compatible provider at the harness's base URL, tools allowed, nothing sha
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from instruction_gate.agents.cli_agent import StreamParser, stall_limit

@@ -14,6 +14,7 @@ agent project configuration the adapters refuse or ignore.
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
