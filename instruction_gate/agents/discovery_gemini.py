@@ -10,8 +10,9 @@ Read from the CLI's memory discovery and checked against what the pinned binary 
   directory holding `.git`, every configured name that exists; one file reached twice
   (a hard or symbolic link) counts once; the list is then sorted by absolute path
   (JavaScript string order), not by depth.
-- Just in time: a file or directory the agent reads, lists or edits below the cwd adds the
-  files from its directory up to the `.git` directory that are not loaded yet, root first.
+- Just in time: a file or directory the agent reads, lists or edits below the cwd, in a call
+  that succeeds, adds the files from its directory up to the `.git` directory that are not
+  loaded yet, root first.
 - Each file's `@path` imports are inlined, depth first, up to 5 levels: `@` at the start of a
   line or after a space, the path running to the next space and starting with `.`, `/` or an
   ASCII letter, outside backtick code spans and blocks, resolving inside the importing

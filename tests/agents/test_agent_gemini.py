@@ -160,3 +160,14 @@ def test_reported_bytes_are_the_decoded_trimmed_text_the_cli_sends(tmp_path):
     assert sources == ["GEMINI.md", "imp.md"]
     assert sizes == {"GEMINI.md": len("Rules \ufffd café @imp.md".encode()),
                      "imp.md": len("\n  imported \ufffd\n\n".encode())}
+
+
+def test_only_calls_that_succeed_load_context_files_just_in_time(repo, tmp_path):
+    # Recorded from Gemini CLI 0.61.0: a read_file call rejected for a wrong argument name
+    # (`absolute_path`), one of a file that does not exist, then one that succeeds.
+    parser = GeminiStream(repo, tmp_path / "home")
+    events, failure = parse(parser, "gemini_failed_reads.jsonl", repo)
+    assert failure is None
+    assert [(e["command"], e["exit_code"]) for e in events if e["type"] == "tool"] == [
+        ("read_file pkg/x.py", 1), ("read_file gone/missing.py", 1), ("read_file ok/y.py", 0)]
+    assert parser.touched_paths == ["ok/y.py"]

@@ -176,6 +176,22 @@ def test_discovery_matches_what_gemini_sends(gemini_bin, tmp_path):
                            "sub/deep/GEMINI.md"]
 
 
+def test_calls_that_fail_load_no_context_just_in_time(gemini_bin, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": "root\n", "pkg/AGENTS.md": "pkg\n", "pkg/x.py": "x = 1\n",
+                 "gone/AGENTS.md": "gone\n", "ok/AGENTS.md": "ok\n", "ok/y.py": "y = 1\n"})
+    run = run_live("gemini", gemini_bin, repo.path, [
+        # A wrong argument name: the CLI rejects the call before running the tool.
+        Step("tool", name="read_file", args={"absolute_path": str(repo.path / "pkg" / "x.py")}),
+        # The tool runs and fails: a file that does not exist.
+        Step("tool", name="read_file", args={"file_path": str(repo.path / "gone" / "missing.py")}),
+        Step("tool", name="read_file", args={"file_path": str(repo.path / "ok" / "y.py")}),
+        Step("text", text="done")], tmp_path)
+    assert run.result["status"] == "completed", run.stderr
+    assert [code for _, code in run.commands()] == [1, 1, 0]
+    assert run.result["instruction_sources"] == _sent(run, repo) == ["AGENTS.md", "ok/AGENTS.md"]
+
+
 def test_workspace_settings_cannot_reconfigure_the_cli(gemini_bin, tmp_path):
     evil = ('{"context": {"fileName": ["EVIL.md"]}, "tools": {"discoveryCommand": "touch ran"},'
             ' "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "touch ran"}]}]},'
