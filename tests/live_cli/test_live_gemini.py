@@ -163,6 +163,8 @@ def test_discovery_matches_what_gemini_sends(gemini_bin, tmp_path):
         assert run.result["status"] == "completed", run.stderr
         runs[cwd] = run.result["instruction_sources"]
         assert runs[cwd] == _sent(run, repo)
+        sent = {path: text for request in run.requests for path, text in gemini_context(request)}
+        assert sum(run.result["instruction_bytes"].values()) == sum(len(t.encode()) for t in sent.values())
     # `@docs/x.md,` names "docs/x.md," (the path runs to the next space); code spans stay text;
     # imports go five levels deep.
     chain = ["h1.md", "h2.md", "h3.md", "h4.md", "h5.md"]
@@ -174,6 +176,23 @@ def test_discovery_matches_what_gemini_sends(gemini_bin, tmp_path):
     # Only GEMINI.md: sub/GEMINI.md is a link to sub/AGENTS.md and loads under its own name.
     assert runs["sub"] == [f"{GLOBAL_PREFIX}/GEMINI.md", "GEMINI.md", "sub/GEMINI.md", "docs/x.md",
                            "sub/deep/GEMINI.md"]
+
+
+def test_reported_bytes_are_what_gemini_sends_whatever_becomes_of_each_import(gemini_bin, tmp_path):
+    # Every outcome of an `@` reference leaves its own text: imported (between two comments),
+    # missing (Node's error with the absolute path), a directory, a path through a file, outside
+    # the project or a URL, a cycle, and past five levels the reference as written.
+    (tmp_path / "outside.md").write_text("outside\n")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": "# @pkg/core rules\nSee @docs/a.md, @docs/a.md @docs @calc.py/x.md "
+                              "@https://example.com/x.md @../outside.md @h1.md\n",
+                 "docs/a.md": "a @b.md\n", "docs/b.md": "b @a.md\n", "calc.py": "x = 1\n",
+                 **{f"h{i}.md": f"hop {i} @h{i + 1}.md\n" for i in range(1, 7)}})
+    run = run_live("gemini", gemini_bin, repo.path, [Step("text", text="ok")], tmp_path)
+    assert run.result["status"] == "completed", run.stderr
+    sent = [text for request in run.requests[:1] for _, text in gemini_context(request)]
+    assert "Import failed: pkg/core - ENOENT" in sent[0] and "File already processed: a.md" in sent[0]
+    assert sum(run.result["instruction_bytes"].values()) == sum(len(text.encode()) for text in sent)
 
 
 def test_calls_that_fail_load_no_context_just_in_time(gemini_bin, tmp_path):
