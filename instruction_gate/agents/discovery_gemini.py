@@ -10,22 +10,26 @@ Read from the CLI's memory discovery and checked against what the pinned binary 
   directory holding `.git`, every configured name that exists; one file reached twice
   (a hard or symbolic link) counts once; the list is then sorted by absolute path
   (JavaScript string order), not by depth.
-- Just in time: a file or directory the agent reads, lists or edits below the cwd adds the
-  files from its directory up to the `.git` directory that are not loaded yet, root first.
+- Just in time: a file or directory the agent reads, lists or edits below the cwd, in a call
+  that succeeds, adds the files from its directory up to the `.git` directory that are not
+  loaded yet, root first.
 - Each file's `@path` imports are inlined, depth first, up to 5 levels: `@` at the start of a
   line or after a space, the path running to the next space and starting with `.`, `/` or an
   ASCII letter, outside backtick code spans and blocks, resolving inside the importing
   file's project root (nearest `.git` above it, else its own directory). Files load whole;
-  an empty one sends nothing.
+  an empty one sends nothing. Each reference is replaced by text the CLI writes whatever
+  becomes of it (`gemini_import_text.py`); the referring file's bytes include it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
+from instruction_gate.agents import gemini_import_text as import_text
 from instruction_gate.agents.discovery import LoadedFile, codex_project_root, sent_whole
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, is_path_text, read_instruction_bytes
 
@@ -85,29 +89,50 @@ class _Loader:
         # Whitespace alone sends nothing; past the harness's read cap there is more text.
         if data is None or not (decode_instruction(data).strip() or len(data) == INSTRUCTION_CAP_BYTES):
             return
-        self._add(path, data, trim=True)
-        self._imports(path, data, _project_root(path.parent), frozenset(), 0)
+        self._load(path, data, True, _project_root(path.parent), frozenset(), 0)
 
-    def _add(self, path: Path, data: bytes, trim: bool = False) -> None:
-        # A context file's text is sent trimmed; an import's is inlined as decoded, untrimmed.
+    def _load(self, path: Path, data: bytes, trim: bool, project: Path, seen: frozenset[Path], depth: int) -> None:
+        """One file and its imports. A context file's text is sent trimmed, an import's inlined
+        as decoded, untrimmed; each `@` reference replaced by what the CLI writes there."""
         name = self.name(path)
-        if name is not None and path not in self.files:
+        new = name is not None and path not in self.files  # imported twice: reported once
+        if new:
             self.files[path] = sent_whole(name, path, data, trim=trim)
+        added = self._imports(path, data, project, seen, depth)
+        if new and added:
+            loaded = self.files[path]
+            received = (loaded.bytes_loaded if loaded.received is None else loaded.received) + added
+            self.files[path] = replace(loaded, received=None if received == loaded.bytes_loaded else received)
 
-    def _imports(self, path: Path, data: bytes, project: Path, seen: frozenset[Path], depth: int) -> None:
+    def _imports(self, path: Path, data: bytes, project: Path, seen: frozenset[Path], depth: int) -> int:
+        """Bytes the CLI's text in place of the file's references adds to it (the imported
+        files' own text counts as theirs)."""
         if depth >= GEMINI_IMPORT_DEPTH:
-            return
+            return 0  # the references stay as they are
+        added = 0
         for ref in gemini_imports(decode_instruction(data)):
             target = Path(os.path.normpath(path.parent / ref))
-            if not is_path_text(ref) or target in seen or ref.startswith(("file://", "http://", "https://")):
+            if not is_path_text(ref):
                 continue
-            if not Path(os.path.realpath(target)).is_relative_to(os.path.realpath(project)):
-                continue
-            imported = read_instruction_bytes(target)
-            if imported is None:
-                continue
-            self._add(target, imported)
-            self._imports(target, imported, project, seen | {target}, depth + 1)
+            if ref.startswith(("file://", "http://", "https://")) or \
+                    not Path(os.path.realpath(target)).is_relative_to(os.path.realpath(project)):
+                written = import_text.outside(ref)
+            elif target in seen:
+                written = import_text.repeated(ref)
+            else:
+                written = import_text.unreadable(ref, str(target))
+                imported = read_instruction_bytes(target) if written is None else None
+                if imported is not None:
+                    written = import_text.imported(ref)
+                    self._load(target, imported, False, project, seen | {target}, depth + 1)
+                elif written is None:
+                    continue  # a FIFO or device: what the CLI would send is not modelled
+            added += _utf8(written) - _utf8(f"@{ref}")
+        return added
+
+
+def _utf8(text: str) -> int:
+    return len(text.encode("utf-8"))
 
 
 def _upward(start: Path, stop: Path, names: tuple[str, ...]) -> list[Path]:

@@ -33,7 +33,8 @@ from instruction_gate.proc import ProcResult
 
 _EDIT_TOOLS = {"replace": "modify", "write_file": None}
 _PATH_KEYS = ("file_path", "dir_path", "path", "absolute_path")
-#: Tools after which Gemini CLI loads context files from the path's directory up ("just in time").
+#: Tools after which Gemini CLI loads context files from the path's directory up ("just in time"):
+#: only when the call succeeds (a call the CLI rejects, or a tool error, returns before that).
 _JIT_TOOLS = ("read_file", "list_directory", "replace", "write_file")
 _HTTP_CODE = re.compile(r'"code"\s*:\s*(\d{3})\b')
 _RETRY = re.compile(r"Attempt \d+ failed with status (\d{3})")
@@ -62,6 +63,7 @@ class GeminiStream(StreamParser):
         self._held: list[dict[str, Any]] = []  # this process's events, completed at exit
         self._open: dict[str, dict[str, Any]] = {}  # tool_id -> tool event awaiting its result
         self._edits: dict[str, dict[str, Any]] = {}
+        self._jit: dict[str, str] = {}  # tool_id -> path whose context files a success loads
         self._text: list[str] = []
         self.result: dict[str, Any] | None = None
         self.model_spoke = False
@@ -109,7 +111,7 @@ class GeminiStream(StreamParser):
         args = obj.get("parameters") if isinstance(obj.get("parameters"), dict) else {}
         command, path = self.tool_command(name, args, "run_shell_command", _PATH_KEYS)
         if path is not None and name in _JIT_TOOLS:
-            self.touch(path)  # the tools after which the CLI looks for context files there
+            self._jit[tool_id] = path
         self.tool_calls += 1
         event = {"type": "tool", "tool": name, "command": command, "turn": self.turn, "id": tool_id}
         self._open[tool_id] = event
@@ -126,6 +128,9 @@ class GeminiStream(StreamParser):
         if event is None:
             return
         event["failed"] = obj.get("status") == "error"
+        jit = self._jit.pop(tool_id, None)
+        if jit is not None and obj.get("status") == "success":
+            self.touch(jit)
         edit = self._edits.pop(tool_id, None)
         if edit is not None and not event["failed"]:
             self._held.append(edit)
@@ -150,6 +155,7 @@ class GeminiStream(StreamParser):
         events, self._held = self._held, []
         self._open.clear()
         self._edits.clear()
+        self._jit.clear()
         return events, self._failure(result)
 
     def _settle_usage(self, records: dict[str, dict[str, Any]]) -> None:

@@ -151,12 +151,49 @@ def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_pat
 
 def test_reported_bytes_are_the_decoded_trimmed_text_the_cli_sends(tmp_path):
     # Checked against Gemini CLI 0.61: a context file goes out decoded (invalid bytes as U+FFFD)
-    # and trimmed (a byte-order mark too); an imported file is inlined decoded, untrimmed.
+    # and trimmed (a byte-order mark too); an imported file is inlined decoded, untrimmed,
+    # between two comments that count as the importing file's.
     from instruction_gate.agents.discovery import result_fields
     (tmp_path / ".git").mkdir()
     (tmp_path / "GEMINI.md").write_bytes(b"\xef\xbb\xbf\n\n  Rules \xff caf\xc3\xa9 @imp.md\n\n\n")
     (tmp_path / "imp.md").write_bytes(b"\n  imported \xff\n\n")
     sources, sizes = result_fields(gemini_sources(tmp_path, "."))
     assert sources == ["GEMINI.md", "imp.md"]
-    assert sizes == {"GEMINI.md": len("Rules \ufffd café @imp.md".encode()),
+    marked = "<!-- Imported from: imp.md -->\n\n<!-- End of import from: imp.md -->"
+    assert sizes == {"GEMINI.md": len(f"Rules \ufffd café {marked}".encode()),
                      "imp.md": len("\n  imported \ufffd\n\n".encode())}
+
+
+def test_only_calls_that_succeed_load_context_files_just_in_time(repo, tmp_path):
+    # Recorded from Gemini CLI 0.61.0: a read_file call rejected for a wrong argument name
+    # (`absolute_path`), one of a file that does not exist, then one that succeeds.
+    parser = GeminiStream(repo, tmp_path / "home")
+    events, failure = parse(parser, "gemini_failed_reads.jsonl", repo)
+    assert failure is None
+    assert [(e["command"], e["exit_code"]) for e in events if e["type"] == "tool"] == [
+        ("read_file pkg/x.py", 1), ("read_file gone/missing.py", 1), ("read_file ok/y.py", 0)]
+    assert parser.touched_paths == ["ok/y.py"]
+
+
+def test_reported_bytes_include_the_text_the_cli_leaves_for_each_failed_import(tmp_path):
+    # Gemini CLI 0.61 replaces a reference it cannot import by a comment saying why, with
+    # Node's error message and the absolute path it tried; a cycle leaves a comment too.
+    from instruction_gate.agents.discovery import result_fields
+    root = Path(os.path.realpath(tmp_path))
+    write(root, "outside.md", "outside\n")
+    project = root / "p"
+    (project / ".git").mkdir(parents=True)
+    write(project, "GEMINI.md", "# @pkg/core\n@docs @x.py/y.md @../outside.md @https://e.com/z.md @a.md\n")
+    write(project, "docs/keep.md", "k\n")
+    write(project, "x.py", "x = 1\n")
+    write(project, "a.md", "a @a.md\n")
+    sources, sizes = result_fields(gemini_sources(project, "."))
+    failed = "<!-- Import failed: {} - {} -->".format
+    sent = " ".join([
+        "# " + failed("pkg/core", f"ENOENT: no such file or directory, access '{project}/pkg/core'") + "\n"
+        + failed("docs", "EISDIR: illegal operation on a directory, read"),
+        failed("x.py/y.md", f"ENOTDIR: not a directory, access '{project}/x.py/y.md'"),
+        failed("../outside.md", "Path traversal attempt"), failed("https://e.com/z.md", "Path traversal attempt"),
+        "<!-- Imported from: a.md -->\n\n<!-- End of import from: a.md -->"])
+    assert sources == ["GEMINI.md", "a.md"]
+    assert sizes == {"GEMINI.md": len(sent.encode()), "a.md": len("a <!-- File already processed: a.md -->\n")}

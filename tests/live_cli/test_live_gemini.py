@@ -163,6 +163,8 @@ def test_discovery_matches_what_gemini_sends(gemini_bin, tmp_path):
         assert run.result["status"] == "completed", run.stderr
         runs[cwd] = run.result["instruction_sources"]
         assert runs[cwd] == _sent(run, repo)
+        sent = {path: text for request in run.requests for path, text in gemini_context(request)}
+        assert sum(run.result["instruction_bytes"].values()) == sum(len(t.encode()) for t in sent.values())
     # `@docs/x.md,` names "docs/x.md," (the path runs to the next space); code spans stay text;
     # imports go five levels deep.
     chain = ["h1.md", "h2.md", "h3.md", "h4.md", "h5.md"]
@@ -174,6 +176,39 @@ def test_discovery_matches_what_gemini_sends(gemini_bin, tmp_path):
     # Only GEMINI.md: sub/GEMINI.md is a link to sub/AGENTS.md and loads under its own name.
     assert runs["sub"] == [f"{GLOBAL_PREFIX}/GEMINI.md", "GEMINI.md", "sub/GEMINI.md", "docs/x.md",
                            "sub/deep/GEMINI.md"]
+
+
+def test_reported_bytes_are_what_gemini_sends_whatever_becomes_of_each_import(gemini_bin, tmp_path):
+    # Every outcome of an `@` reference leaves its own text: imported (between two comments),
+    # missing (Node's error with the absolute path), a directory, a path through a file, outside
+    # the project or a URL, a cycle, and past five levels the reference as written.
+    (tmp_path / "outside.md").write_text("outside\n")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": "# @pkg/core rules\nSee @docs/a.md, @docs/a.md @docs @calc.py/x.md "
+                              "@https://example.com/x.md @../outside.md @h1.md\n",
+                 "docs/a.md": "a @b.md\n", "docs/b.md": "b @a.md\n", "calc.py": "x = 1\n",
+                 **{f"h{i}.md": f"hop {i} @h{i + 1}.md\n" for i in range(1, 7)}})
+    run = run_live("gemini", gemini_bin, repo.path, [Step("text", text="ok")], tmp_path)
+    assert run.result["status"] == "completed", run.stderr
+    sent = [text for request in run.requests[:1] for _, text in gemini_context(request)]
+    assert "Import failed: pkg/core - ENOENT" in sent[0] and "File already processed: a.md" in sent[0]
+    assert sum(run.result["instruction_bytes"].values()) == sum(len(text.encode()) for text in sent)
+
+
+def test_calls_that_fail_load_no_context_just_in_time(gemini_bin, tmp_path):
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"AGENTS.md": "root\n", "pkg/AGENTS.md": "pkg\n", "pkg/x.py": "x = 1\n",
+                 "gone/AGENTS.md": "gone\n", "ok/AGENTS.md": "ok\n", "ok/y.py": "y = 1\n"})
+    run = run_live("gemini", gemini_bin, repo.path, [
+        # A wrong argument name: the CLI rejects the call before running the tool.
+        Step("tool", name="read_file", args={"absolute_path": str(repo.path / "pkg" / "x.py")}),
+        # The tool runs and fails: a file that does not exist.
+        Step("tool", name="read_file", args={"file_path": str(repo.path / "gone" / "missing.py")}),
+        Step("tool", name="read_file", args={"file_path": str(repo.path / "ok" / "y.py")}),
+        Step("text", text="done")], tmp_path)
+    assert run.result["status"] == "completed", run.stderr
+    assert [code for _, code in run.commands()] == [1, 1, 0]
+    assert run.result["instruction_sources"] == _sent(run, repo) == ["AGENTS.md", "ok/AGENTS.md"]
 
 
 def test_workspace_settings_cannot_reconfigure_the_cli(gemini_bin, tmp_path):
