@@ -201,3 +201,10 @@ def test_a_claude_md_linked_to_agents_md_is_understood_once(git_repo, capsys):
     gemini = out.split("\nGemini CLI:")[1].split("\nOpenCode:")[0]
     assert gemini.count("@docs/gone.md: not loaded") == 1
 
+
+
+def test_an_instruction_file_asked_to_run_itself_is_explained_as_refused(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "#!/bin/sh\nexit 42\n- Run `./AGENTS.md`.\n- Run `./docs/../AGENTS.md`.\n"}, "self")
+    out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")[1]
+    directives = out.split("directives")[1]
+    assert directives.count("refused by the command policy: ./") == 2 and "runs it" not in directives
