@@ -48,17 +48,22 @@ def _outside(arg: str, repo_root: Path, cwd: Path) -> bool:
     return not target.resolve().is_relative_to(repo_root.resolve())
 
 
+def _instruction_name(base: str, extra_names: frozenset[str]) -> bool:
+    """Whether a lower-case base name is, or globs, an instruction file's name."""
+    names = {n.lower() for n in _KNOWN_NAMES | extra_names}
+    if base in names or any(fnmatch.fnmatch(base, g.lower()) for g in INSTRUCTION_FILE_GLOBS):
+        return True
+    return any(c in base for c in "*?[") and any(fnmatch.fnmatch(n, base) for n in names)
+
+
 def names_instruction_file(arg: str, cwd: Path, extra_names: frozenset[str] = frozenset()) -> bool:
     """Whether `arg`, or a piece of it, names or globs an instruction file (any case; a link to
     one counts)."""
-    names = _KNOWN_NAMES | extra_names
     for piece in {arg, *_PIECES.split(arg)}:
         base = os.path.basename(piece.rstrip("/")).lower()
         if not base:
             continue
-        if base in {n.lower() for n in names} or any(fnmatch.fnmatch(base, g.lower()) for g in INSTRUCTION_FILE_GLOBS):
-            return True
-        if any(c in base for c in "*?[") and any(fnmatch.fnmatch(n.lower(), base) for n in names):
+        if _instruction_name(base, extra_names):
             return True
         target = cwd / piece
         if target.is_symlink() and names_instruction_file(os.path.basename(os.path.realpath(target)), cwd, extra_names):
@@ -70,8 +75,7 @@ def _program_is_instruction_file(program: str, cwd: Path, extra_names: frozenset
     """Whether the program path, as written, normalised (`docs/../AGENTS.md`) or resolved through
     links at any depth, is an instruction file."""
     spellings = {program, os.path.normpath(program), os.path.realpath(cwd / program)}
-    return any(names_instruction_file(os.path.basename(s), cwd, extra_names) for s in spellings) \
-        or names_instruction_file(program, cwd, extra_names)
+    return any(_instruction_name(os.path.basename(s).lower(), extra_names) for s in spellings)
 
 
 #: Options whose value is the next word, not the subcommand.

@@ -246,3 +246,13 @@ def test_a_directory_link_does_not_hide_an_instruction_file_behind_another_name(
     assert why is not None and "instruction file" in why, why
     (tmp_path / "real" / "build.sh").write_text("#!/bin/sh\n")
     assert refusal(["./alias/build.sh"], tmp_path, tmp_path) is None
+
+
+def test_a_script_is_judged_by_where_its_own_path_leads(tmp_path):
+    # A link in the working directory that shares the script's base name is another file.
+    (tmp_path / "AGENTS.md").write_text("#!/bin/sh\n")
+    (tmp_path / "test.sh").symlink_to("AGENTS.md")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "test.sh").write_text("#!/bin/sh\n")
+    assert refusal(["./scripts/test.sh"], tmp_path, tmp_path) is None
+    assert "instruction file" in refusal(["./test.sh"], tmp_path, tmp_path)
