@@ -78,6 +78,8 @@ class Loader:
     budgeted: bool = False
     #: How loaded files' `@path` imports are followed; None when they are plain text.
     imports: ImportRules | None = None
+    #: How a file of `on_touch` reaches the model, for people (`{where}`: its directory).
+    later_how: str = "later: once the agent touches files in {where}/"
 
     @property
     def follows_imports(self) -> bool:
@@ -144,7 +146,11 @@ LOADERS: dict[str, Loader] = {
         "codex", "Codex",
         names=lambda s: frozenset({*discovery.CODEX_NAMES, *s.fallback_names}),
         at_start=lambda root, cwd, s: discovery.codex_chain(root, cwd or ".", s.codex_budget, s.fallback_names),
-        on_touch=_codex_touch, budgeted=True),
+        on_touch=_codex_touch, budgeted=True,
+        # The CLI sends only the start-up chain; its system prompt asks the model to follow the
+        # AGENTS.md of directories it edits, which it may or may not open.
+        later_how="may be read by the model once it edits files in {where}/: Codex's prompt asks it to; "
+                  "not sent by the CLI"),
     "claude": Loader(
         "claude", "Claude Code",
         names=lambda s: frozenset(Path(n).name for n in discovery.CLAUDE_NAMES),

@@ -8,6 +8,7 @@ import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterable
 
 from instruction_gate import proc
 
@@ -23,12 +24,20 @@ _GEMINI = ("the gemini adapter refuses to start Gemini CLI in a task whose cwd h
 _OPENCODE = ("the opencode adapter refuses to start OpenCode in a task whose cwd is at or below it (the run "
              "fails as agent_error) unless adapter option workspace_settings=trust, and then impact analysis "
              "runs every task; the other adapters ignore it. A developer's local `opencode` run merges it")
-PROJECT_CONFIG = {".gemini/settings.json": ("Gemini CLI project settings", _GEMINI),
-                  ".gemini/.env": ("Gemini CLI project environment", _GEMINI.replace("whose cwd holds it",
-                                                                                     "whose cwd is at or below it")),
-                  "opencode.json": ("OpenCode project configuration", _OPENCODE),
-                  "opencode.jsonc": ("OpenCode project configuration", _OPENCODE),
-                  ".opencode": ("OpenCode project directory (agents, commands, plugins)", _OPENCODE)}
+PROJECT_CONFIG = {".gemini/settings.json": ("gemini", "Gemini CLI project settings", _GEMINI),
+                  ".gemini/.env": ("gemini", "Gemini CLI project environment",
+                                   _GEMINI.replace("whose cwd holds it", "whose cwd is at or below it")),
+                  "opencode.json": ("opencode", "OpenCode project configuration", _OPENCODE),
+                  "opencode.jsonc": ("opencode", "OpenCode project configuration", _OPENCODE),
+                  ".opencode": ("opencode", "OpenCode project directory (agents, commands, plugins)", _OPENCODE)}
+
+
+def project_config(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """(path, key of PROJECT_CONFIG) for each project configuration file or directory among
+    `paths` (repository-relative files and directories): directory by directory, top down."""
+    keys = list(PROJECT_CONFIG)
+    found = [(path, key) for path in set(paths) for key in keys if path == key or path.endswith("/" + key)]
+    return sorted(found, key=lambda item: (item[0][:-len(item[1])].strip("/").split("/"), keys.index(item[1])))
 
 
 @dataclass(frozen=True)
@@ -73,12 +82,10 @@ def version_problem(agent: str, binary: str, cwd: Path) -> str:
 def repo_warnings(repo: Path) -> list[str]:
     """One warning per project configuration file (or `.opencode/` directory) in the repository,
     `.git` and `node_modules` excluded."""
-    found: list[str] = []
+    paths: list[str] = []
     for directory, subdirs, files in os.walk(repo):
         subdirs[:] = sorted(d for d in subdirs if d not in (".git", "node_modules"))
-        here = Path(directory)
-        for rel, (kind, effect) in PROJECT_CONFIG.items():
-            if os.path.lexists(here / rel):
-                path = (here / rel).relative_to(repo).as_posix()
-                found.append(f"{path}: {kind}: {effect}, so gate runs differ from local ones")
-    return found
+        here = Path(directory).relative_to(repo)
+        paths += [(here / name).as_posix() for name in (*subdirs, *files)]
+    return [f"{path}: {PROJECT_CONFIG[key][1]}: {PROJECT_CONFIG[key][2]}, so gate runs differ from local ones"
+            for path, key in project_config(paths)]

@@ -14,7 +14,8 @@ from instruction_gate.errors import ConfigError, EXIT_PASS
 from instruction_gate.lint.imports import REASONS, Import
 from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
-from instruction_gate.reference_agent.explain import AGENTS, as_json, explain, import_notes
+from instruction_gate.commands.doctor_setup import PROJECT_CONFIG, project_config
+from instruction_gate.reference_agent.explain import AGENTS, as_json, explain, import_notes, outside_files
 from instruction_gate.console import say, safe_json
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
@@ -68,28 +69,43 @@ def run(args: argparse.Namespace) -> int:
     settings = _settings(args)
     found, _, explained = explain(tree, directory, args.agent, repo, settings=settings)
     notes = import_notes(tree, found, settings)
+    outside = outside_files(tree, settings)
+    configs = project_config({*tree.files(), *directories(tree.files())})
     if args.json:
-        print(safe_json(json.dumps(as_json(directory, found, explained, notes), indent=2)))
+        data = as_json(directory, found, explained, notes, outside)
+        for chain in data["chains"]:
+            chain["refused_project_config"] = [path for path, key in configs if PROJECT_CONFIG[key][0] == chain["agent"]]
+        print(safe_json(json.dumps(data, indent=2)))
         return EXIT_PASS
-    say(f"{repo} ({tree.label}), task directory: {directory or '.'}")
+    say(f"{quote(repo)} ({tree.label}), task directory: {quote(directory or '.')}")
     for chain in found:
-        total = sum(f.bytes_loaded for f in chain.files)
+        total = sum(f.bytes_loaded for f in chain.files if f.path not in outside)
         say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
+        show = lambda f, suffix: _show(f, suffix, chain.agent, tree, notes, outside)  # noqa: E731
         for f in chain.files:
-            _show(f, "  (cut: {0.bytes_loaded} of {0.size} bytes)" if f.truncated else "", chain.agent, tree, notes)
+            show(f, "  (cut: {0.bytes_loaded} of {0.size} bytes)" if f.truncated else "")
         for f in chain.whole[len(chain.files):]:
             say(f"  {quote(f.path)}  {f.size} B  (not loaded: over the budget)")
         if not chain.files:
             say("  (no instruction file)")
         for f in chain.later:
-            _show(f, "  (later: once the agent touches files in {where}/)", chain.agent, tree, notes)
+            show(f, f"  ({LOADERS[chain.agent].later_how})")
+        for path, key in configs:
+            if PROJECT_CONFIG[key][0] == chain.agent:
+                say(f"  note: {quote(path)}: the {chain.agent} adapter refuses to start next to it unless "
+                    "workspace_settings=trust")
     _directives(explained)
     return EXIT_PASS
 
 
-def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[str, str], list[Import]]) -> None:
-    where = posixpath.dirname(f.path) or "."
-    say(f"  {quote(f.path)}  {f.size} B" + suffix.format(f, where=quote(where)))
+def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[str, str], list[Import]],
+          outside: dict[str, str]) -> None:
+    where = quote(posixpath.dirname(f.path) or ".")
+    if f.path in outside:
+        say(f"  {quote(f.path)}  (symlink to {quote(outside[f.path])} outside the repository: the agent loads "
+            "whatever is there on the machine; reviewers do not see it)" + suffix.format(f, where=where))
+        return
+    say(f"  {quote(f.path)}  {f.size} B" + suffix.format(f, where=where))
     if f.size > INSTRUCTION_CAP_BYTES:
         say(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
               f"{INSTRUCTION_CAP_BYTES} bytes, the agent more")
@@ -103,7 +119,7 @@ def _directives(explained: list) -> None:
     say(f"\nThe reference agent's directives ({len(explained)}):")
     for item in explained:
         d = item.directive
-        argument = f" `{d.argument}`" if d.argument else ""
-        say(f"  {quote(d.source)}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {item.outcome}")
+        argument = f" `{quote(d.argument)}`" if d.argument else ""
+        say(f"  {quote(d.source)}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {quote(item.outcome, limit=2000)}")
     if not explained:
         say("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")

@@ -60,17 +60,28 @@ def imports_closure(tree: Tree, paths: list[str], settings: LoadSettings = LoadS
 
 
 def chains(tree: Tree, files: list[str], directories: Iterable[str], caps: dict[str, int],
-           settings: LoadSettings = LoadSettings(), later: bool = False) -> list[Chain]:
+           settings: LoadSettings = LoadSettings(), later: bool = False,
+           outside: Iterable[str] = ()) -> list[Chain]:
     """Every known agent's chain for each directory, cut at `caps[agent]` when given (by the
     agent's own budget rule where it has one, else the way Codex cuts). With `later`, also what
-    each agent loads once it touches files below the directory. Lint and `explain` share it."""
+    each agent loads once it touches files below the directory. Lint and `explain` share it.
+
+    `outside`: paths of links leading out of the repository. Each becomes a link to a stand-in
+    file outside the private copy, so each agent's own rules decide whether it follows it (the
+    stand-in's size means nothing; the real target is never read)."""
     contents = imports_closure(tree, files, settings)
     out: list[Chain] = []
     with tempfile.TemporaryDirectory(prefix="ig-lint-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "repo"
+        stand_in = Path(tmp) / "outside.md"
+        stand_in.write_text("(a file outside the repository)\n")
         for path, data in contents.items():
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).write_bytes(data)
+        for path in set(outside) - set(contents):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).symlink_to(stand_in)
+        touchable = sorted({*contents, *outside})
         for directory in sorted(set(directories)):
             (root / directory).mkdir(parents=True, exist_ok=True)
             for agent, loader in LOADERS.items():
@@ -81,10 +92,10 @@ def chains(tree: Tree, files: list[str], directories: Iterable[str], caps: dict[
                     cut = _once(tree, loader.at_start(root, directory, capped))
                 else:
                     cut = _cap(whole, caps.get(agent))
-                touched = loader.on_touch(root, directory, sorted(contents), settings) if later else []
-                shown = {real_path(f.path, tree.link_target) for f in whole}
-                out.append(Chain(agent, directory, cut, whole,
-                                 tuple(f for f in _once(tree, touched) if real_path(f.path, tree.link_target) not in shown)))
+                touched = loader.on_touch(root, directory, touchable, settings) if later else []
+                shown = {real_path(f.path, tree.link_target) or f.path for f in whole}
+                out.append(Chain(agent, directory, cut, whole, tuple(
+                    f for f in _once(tree, touched) if (real_path(f.path, tree.link_target) or f.path) not in shown)))
     return out
 
 

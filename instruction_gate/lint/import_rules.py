@@ -63,6 +63,7 @@ def _message(found: Import, agents: list[str]) -> str:
         "control": f"names no file an agent can load (it holds a NUL or another control character); {who} skip{s} it",
         "outside": "imports a file outside the repository: the agent would load text no reviewer sees in this pull "
                    "request",
+        "loop": "leads into a symlink loop: no agent can open it",
         "missing": "points to a missing file",
         "scope": f"resolves outside {home_directory(found.root) or 'the repository root'}/: {who} expand{s} only "
                  "imports inside the working directory, which is at or below this file's, so it stays literal text",

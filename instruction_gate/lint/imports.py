@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Iterable, Iterator
 
 from instruction_gate.agents.loading import LOADERS, LoadSettings, importing_agents
-from instruction_gate.lint.tree import Tree, directories, real_path
+from instruction_gate.lint.tree import Tree, directories, real_path, resolve
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, is_path_text
 
 _PUNCTUATION = ".,;:!?)]}'\""
@@ -31,7 +31,7 @@ class Import:
     ref: str  #: verbatim
     named: str | None  #: the repository path it names, before symlinks are followed
     target: str | None  #: the real repository path it names, None when that is outside
-    #: None when the agent loads it; else control, outside, missing, punctuation, scope, depth,
+    #: None when the agent loads it; else control, outside, loop (links that never end), missing, punctuation, scope, depth,
     #: mention (no path shape: no slash, no extension) or directive (`@import x.md`)
     problem: str | None
     depth: int  #: import level of the target below `root`
@@ -44,6 +44,7 @@ class Import:
 #: Why an import does not load, in a few words (for `explain`).
 REASONS = {
     "control": "a control character in it names no file", "outside": "outside the repository",
+    "loop": "a symlink loop",
     "missing": "no such file", "punctuation": "the trailing punctuation is read as part of the path",
     "scope": "outside the working directory", "depth": "past the agent's import depth limit",
     "mention": "names no file: a mention?",
@@ -92,7 +93,8 @@ def _problem(files: _Files, importer: str, ref: str, root: str, scope: str) -> t
         named = _named(importer, base)
         real = files.real(named) if named is not None else None
         if named is None or real is None:
-            return "outside", named, None
+            looped = named is not None and resolve(named, files.tree.link_target).problem == "loop"
+            return ("loop" if looped else "outside"), named, None
         if not files.exists(real):
             shapeless = "/" not in base and "." not in base
             return ("mention" if shapeless else "missing"), named, real

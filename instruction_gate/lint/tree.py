@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 import posixpath
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import Protocol
+from typing import Iterable, Protocol
 
 from instruction_gate import git
 from instruction_gate.errors import ConfigError
@@ -130,26 +131,50 @@ def inside_target(path: str, link_target, exists) -> str | None:
     return None
 
 
-def real_path(path: str, link_target) -> str | None:
+@dataclass(frozen=True)
+class Resolved:
+    """Where a path really leads: `path` inside the repository, or why not (`problem`)."""
+
+    path: str | None  #: the real repository path; None when a link leads outside or loops
+    problem: str | None = None  #: None, "outside" or "loop"
+    target: str | None = None  #: "outside": the link target that leaves, as written (never read)
+
+
+def resolve(path: str, link_target) -> Resolved:
     """`path` with every symlinked component, directories included, replaced by what it points
-    to: the repository path an agent really opens. None when a component leads outside the
-    repository (an absolute target, or `..` past the root) or the links loop."""
+    to: the repository path an agent really opens, or why there is none (a component leading
+    outside the repository, through an absolute target or `..` past the root, or links that loop).
+    Only link targets are read, never what an outside target holds."""
     pending = [p for p in path.split("/") if p not in ("", ".")]
     done: list[str] = []
-    hops = 0
+    hops, last = 0, None
     while pending:
         part = pending.pop(0)
         if part == "..":
             if not done:
-                return None
+                return Resolved(None, "outside", last)
             done.pop()
             continue
         target = link_target("/".join([*done, part]))
         if target is None:
             done.append(part)
             continue
-        hops += 1
-        if hops > 4 * _MAX_LINK_HOPS or target.startswith("/"):
-            return None
+        hops, last = hops + 1, target
+        if hops > 4 * _MAX_LINK_HOPS:
+            return Resolved(None, "loop")
+        if target.startswith("/"):
+            return Resolved(None, "outside", target)
         pending = [p for p in target.split("/") if p not in ("", ".")] + pending
-    return "/".join(done)
+    return Resolved("/".join(done))
+
+
+def real_path(path: str, link_target) -> str | None:
+    """`resolve(path).path`: None when a component leads outside the repository or links loop."""
+    return resolve(path, link_target).path
+
+
+def outside_links(tree: Tree, paths: Iterable[str]) -> dict[str, str]:
+    """Path -> the target, as written, of each of `paths` that is a link (or lies below one)
+    leading out of the repository. Loops are not outside: nothing can open them."""
+    found = {path: resolve(path, tree.link_target) for path in paths}
+    return {path: r.target or "" for path, r in found.items() if r.problem == "outside"}

@@ -7,7 +7,10 @@ the network, a command smuggled through configuration (git aliases, pagers and u
 make variables, cargo and go runners, tox overrides, inline ini and properties), a file outside
 the repository (which would also copy the runner's files into the run's transcript), and any
 argument that names or globs an instruction file of any agent, or reads arguments from a file
-(`@argfile`): that would hand candidate text to a program.
+(`@argfile`): that would hand candidate text to a program. The program itself is held to the
+same rule: `./AGENTS.md` (or a link to it, `./docs/../CLAUDE.md`) would run the candidate's text.
+In the gate's pure-instruction mode the instruction files are the only files a candidate can
+change, so every other program path in the repository is base-tree code.
 """
 
 from __future__ import annotations
@@ -45,22 +48,34 @@ def _outside(arg: str, repo_root: Path, cwd: Path) -> bool:
     return not target.resolve().is_relative_to(repo_root.resolve())
 
 
+def _instruction_name(base: str, extra_names: frozenset[str]) -> bool:
+    """Whether a lower-case base name is, or globs, an instruction file's name."""
+    names = {n.lower() for n in _KNOWN_NAMES | extra_names}
+    if base in names or any(fnmatch.fnmatch(base, g.lower()) for g in INSTRUCTION_FILE_GLOBS):
+        return True
+    return any(c in base for c in "*?[") and any(fnmatch.fnmatch(n, base) for n in names)
+
+
 def names_instruction_file(arg: str, cwd: Path, extra_names: frozenset[str] = frozenset()) -> bool:
     """Whether `arg`, or a piece of it, names or globs an instruction file (any case; a link to
     one counts)."""
-    names = _KNOWN_NAMES | extra_names
     for piece in {arg, *_PIECES.split(arg)}:
         base = os.path.basename(piece.rstrip("/")).lower()
         if not base:
             continue
-        if base in {n.lower() for n in names} or any(fnmatch.fnmatch(base, g.lower()) for g in INSTRUCTION_FILE_GLOBS):
-            return True
-        if any(c in base for c in "*?[") and any(fnmatch.fnmatch(n.lower(), base) for n in names):
+        if _instruction_name(base, extra_names):
             return True
         target = cwd / piece
         if target.is_symlink() and names_instruction_file(os.path.basename(os.path.realpath(target)), cwd, extra_names):
             return True
     return False
+
+
+def _program_is_instruction_file(program: str, cwd: Path, extra_names: frozenset[str]) -> bool:
+    """Whether the program path, as written, normalised (`docs/../AGENTS.md`) or resolved through
+    links at any depth, is an instruction file."""
+    spellings = {program, os.path.normpath(program), os.path.realpath(cwd / program)}
+    return any(_instruction_name(os.path.basename(s).lower(), extra_names) for s in spellings)
 
 
 #: Options whose value is the next word, not the subcommand.
@@ -107,6 +122,8 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path, instruction_names: froz
     name = os.path.basename(program)
     family = "python" if name in ("python", "python3") else name
     if "/" in program:
+        if _program_is_instruction_file(program, cwd, instruction_names):
+            return f"{program} is an instruction file: its text is the candidate's, never a program to run"
         if not (cwd / program).resolve().is_relative_to(repo_root.resolve()):
             return f"{program} is outside the repository"
         family = build_tools.WRAPPERS.get(name, "")  # the project's own script: its arguments are its business

@@ -16,8 +16,8 @@ from instruction_gate.agents.loading import LOADERS, MODES, LoadSettings, agents
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.imports import REASONS, Import, imports
-from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
-from instruction_gate.lint.tree import Tree
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
+from instruction_gate.lint.tree import Tree, outside_links, real_path
 from instruction_gate.reference_agent.command_env import describe, prepare
 from instruction_gate.reference_agent.directives import Directive
 from instruction_gate.reference_agent.plan import Plan, build_plan
@@ -40,16 +40,16 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
     """The chains of `agents` in `directory` (with what they load later) and the reference
     agent's plan from the files loaded at start."""
     wanted = AGENTS[agents]
-    named = names_of("all", settings)
-    files_by_name = [p for p in tree.files() if posixpath.basename(p) in named]
-    roots = sorted({*instruction_files(tree, instruction_paths), *files_by_name})
-    found = [c for c in chains(tree, roots, [directory], {"codex": settings.codex_budget}, settings, later=True)
-             if c.agent in wanted]
+    roots = _roots(tree, settings, instruction_paths)
+    found = [c for c in chains(tree, roots, [directory], {"codex": settings.codex_budget}, settings, later=True,
+                               outside=outside_links(tree, roots)) if c.agent in wanted]
     files, seen = [], set()
     for chain in found:
         for loaded in chain.files:
-            if loaded.path not in seen and (data := tree.read(loaded.path)) is not None:
-                seen.add(loaded.path)
+            # CLAUDE.md linked to AGENTS.md is one text: its directives are understood once.
+            real = real_path(loaded.path, tree.link_target) or loaded.path
+            if real not in seen and (data := tree.read(loaded.path)) is not None:
+                seen.add(real)
                 files.append((loaded.path, data[:loaded.bytes_loaded].decode("utf-8", errors="replace")))
 
     def read_document(path: str) -> str | None:
@@ -61,6 +61,18 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
     return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded),
                                    plan.directory_of(d.source) if d.kind in ("run", "test_command") else None)
                          for d in plan.followed]
+
+
+def _roots(tree: Tree, settings: LoadSettings, instruction_paths: tuple[str, ...] = ()) -> list[str]:
+    named = names_of("all", settings)
+    files_by_name = [p for p in tree.files() if posixpath.basename(p) in named]
+    return sorted({*instruction_files(tree, instruction_paths), *files_by_name})
+
+
+def outside_files(tree: Tree, settings: LoadSettings = LoadSettings()) -> dict[str, str]:
+    """Instruction files that are links out of the repository -> their targets as written: real
+    Codex, Gemini CLI and OpenCode load whatever is there; no reviewer sees it."""
+    return outside_links(tree, _roots(tree, settings))
 
 
 def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] | set[str] = frozenset()) -> str:
@@ -87,7 +99,7 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
     first = plan.first_run(command, where) if d.kind == "run" else None
     if first is not None and (first.source, first.line) != (d.source, d.line):
         return f"already run for {first.source}:{first.line}"
-    how = f"in {'the repository root' if where == '.' else where + '/'}"
+    how = f"in {'the repository root' if where == '.' else quote(where) + '/'}"
     how += f" with {describe(invocation.env)}" if invocation.env else ""
     return f"runs it at the end when asked to verify, {how}" if d.kind == "test_command" else f"runs it {how}"
 
@@ -101,25 +113,33 @@ def import_notes(tree: Tree, found: list[Chain], settings: LoadSettings = LoadSe
     notes: dict[tuple[str, str], list[Import]] = {}
     roots = {f.path for c in found for f in (*c.files, *c.later)}
     wanted = {c.agent for c in found}
+    seen: set[tuple[str, str, str, str]] = set()
     for item in imports(tree, roots, settings):
         shown = item.problem != "mention" or LOADERS[item.agent].imports.failure_text
-        if item.agent in wanted and item.problem is not None and shown:
+        # GEMINI.md importing AGENTS.md meets AGENTS.md's imports twice (as a root and imported): one note.
+        key = (item.agent, item.source, item.ref, item.problem or "")
+        if item.agent in wanted and item.problem is not None and shown and key not in seen:
+            seen.add(key)
             notes.setdefault((item.agent, item.source), []).append(item)
     return notes
 
 
-def _file(f: LoadedFile) -> dict[str, Any]:
+def _file(f: LoadedFile, outside: dict[str, str]) -> dict[str, Any]:
+    if f.path in outside:  # nothing about the target is known: it is never read
+        return {"path": f.path, "outside_repository": outside[f.path]}
     return {"path": f.path, "size": f.size, "bytes_loaded": f.bytes_loaded, "truncated": f.truncated,
             "over_read_cap": f.size > INSTRUCTION_CAP_BYTES}
 
 
 def as_json(directory: str, found: list[Chain], explained: list[Explained],
-            notes: dict[tuple[str, str], list[Import]] | None = None) -> dict[str, Any]:
+            notes: dict[tuple[str, str], list[Import]] | None = None,
+            outside: dict[str, str] | None = None) -> dict[str, Any]:
+    outside = outside or {}
     return {
         "directory": directory,
-        "chains": [{"agent": c.agent, "files": [_file(f) for f in c.files],
+        "chains": [{"agent": c.agent, "files": [_file(f, outside) for f in c.files],
                     "dropped": [f.path for f in c.whole if f.path not in {x.path for x in c.files}],
-                    "later": [_file(f) for f in c.later],
+                    "later": [_file(f, outside) for f in c.later],
                     "imports_not_loaded": [{"file": i.source, "import": i.ref, "reason": REASONS[i.problem]}
                                            for (agent, _), items in (notes or {}).items() if agent == c.agent
                                            for i in items]} for c in found],

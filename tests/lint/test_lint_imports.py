@@ -138,3 +138,22 @@ def test_at_rules_in_an_indented_code_block_are_not_mentions(tmp_path):
     text = "- Tailwind v4 syntax in `app.css`:\n\n      @import \"tailwindcss\";\n      @source \"../js\";\n\nAsk @alice.\n"
     write(tmp_path, {"AGENTS.md": text})
     assert [(f.rule_id, f.line) for f in found(tmp_path, "IG003", "IG012")] == [("IG012", 6)]
+
+
+def test_an_import_into_a_symlink_loop_is_a_loop_not_outside(git_repo):
+    from instruction_gate.lint.imports import imports
+    from instruction_gate.lint.tree import resolve
+    repo = git_repo.path
+    write(repo, {"CLAUDE.md": "@loop/rules.md and @away/rules.md\n"})
+    (repo / "loop").symlink_to("loop2")
+    (repo / "loop2").symlink_to("loop")
+    (repo / "away").symlink_to("/nonexistent-elsewhere")
+    sha = git_repo.commit({}, "links")
+    for tree in (DirTree(repo), GitTree(repo, sha, "commit")):
+        assert resolve("loop/rules.md", tree.link_target).problem == "loop"
+        assert resolve("away/rules.md", tree.link_target).target == "/nonexistent-elsewhere"
+        assert {i.ref: i.problem for i in imports(tree, ["CLAUDE.md"])} == {"loop/rules.md": "loop",
+                                                                           "away/rules.md": "outside"}
+        messages = [f.message for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG003"]
+        assert any("@loop/rules.md` leads into a symlink loop" in m for m in messages), messages
+        assert not any("loop/rules.md` imports a file outside" in m for m in messages)

@@ -220,3 +220,39 @@ def test_configured_fallback_names_and_links_to_instruction_files_are_refused(tm
     (tmp_path / "notes.txt").symlink_to("AGENTS.md")
     why = refusal(["python", "-m", "pytest", "--doctest-modules", "notes.txt"], tmp_path, tmp_path)
     assert why is not None and "instruction file" in why
+
+
+@pytest.mark.parametrize("program", ["./AGENTS.md", "./docs/../AGENTS.md", "./services/payments/AGENTS.override.md",
+                                     "./tools/../CLAUDE.md", "./gemini.MD", "./run-checks", "./bin/../run-checks",
+                                     "./TEAM_GUIDE.md"])
+def test_an_instruction_file_is_never_the_program(tmp_path, program):
+    # The candidate writes the file's text: running it would run the candidate's code, whatever
+    # path spelling, case or link leads there.
+    for rel in ("docs", "tools", "bin", "services/payments"):
+        (tmp_path / rel).mkdir(parents=True)
+    for name in ("AGENTS.md", "CLAUDE.md", "gemini.MD", "services/payments/AGENTS.override.md", "TEAM_GUIDE.md"):
+        (tmp_path / name).write_text("#!/bin/sh\nexit 42\n")
+    (tmp_path / "run-checks").symlink_to("AGENTS.md")
+    why = refusal([program, "--check"], tmp_path, tmp_path, frozenset({"TEAM_GUIDE.md"}))
+    assert why is not None and "instruction file" in why, why
+
+
+def test_a_directory_link_does_not_hide_an_instruction_file_behind_another_name(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "CLAUDE.md").write_text("#!/bin/sh\n")
+    (tmp_path / "real" / "check").symlink_to("CLAUDE.md")
+    (tmp_path / "alias").symlink_to("real")
+    why = refusal(["./alias/check"], tmp_path, tmp_path)
+    assert why is not None and "instruction file" in why, why
+    (tmp_path / "real" / "build.sh").write_text("#!/bin/sh\n")
+    assert refusal(["./alias/build.sh"], tmp_path, tmp_path) is None
+
+
+def test_a_script_is_judged_by_where_its_own_path_leads(tmp_path):
+    # A link in the working directory that shares the script's base name is another file.
+    (tmp_path / "AGENTS.md").write_text("#!/bin/sh\n")
+    (tmp_path / "test.sh").symlink_to("AGENTS.md")
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "test.sh").write_text("#!/bin/sh\n")
+    assert refusal(["./scripts/test.sh"], tmp_path, tmp_path) is None
+    assert "instruction file" in refusal(["./test.sh"], tmp_path, tmp_path)

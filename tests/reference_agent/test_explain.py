@@ -130,3 +130,81 @@ def test_a_path_with_a_newline_stays_on_one_line(git_repo, capsys):
     assert code == 0
     assert "a\\n::error::x/AGENTS.md  " in out
     assert not any(line.startswith("::") for line in out.splitlines())
+
+
+def test_a_link_out_of_the_repository_is_listed_for_the_agents_that_follow_it_never_read(git_repo, capsys):
+    repo = git_repo.path
+    (repo / "e").mkdir()
+    (repo / "e" / "x.py").write_text("x = 1\n")
+    (repo / "AGENTS.md").write_text("- Always run `make lint` after editing.\n")
+    (repo / "e" / "AGENTS.md").symlink_to("/nonexistent-ig-target/hostname")
+    (repo / "e" / "CLAUDE.md").symlink_to("../../elsewhere/CLAUDE.md")
+    sha = git_repo.commit({}, "outside links")
+    for extra in ((), ("--revision", sha)):
+        code, out = explained(capsys, "--repo", str(repo), "--cwd", "e", "--agent", "all", *extra)
+        assert code == 0
+        chains = dict(part.split(":", 1) for part in out.split("\n\n")[1:5])
+        note = "(symlink to /nonexistent-ig-target/hostname outside the repository: the agent loads whatever is " \
+               "there on the machine; reviewers do not see it)"
+        for agent in ("Codex", "Gemini CLI", "OpenCode"):
+            assert f"e/AGENTS.md  {note}" in chains[agent], (agent, out)
+        assert "e/CLAUDE.md" not in chains["Claude Code"]  # Claude Code loads no file whose real path is outside
+        assert "3 file(s)" not in chains["Codex"] and f"{len('- Always run `make lint` after editing.')+1} bytes" \
+            in chains["Codex"].splitlines()[0]
+    data = json.loads(explained(capsys, "--repo", str(repo), "--cwd", "e", "--agent", "codex", "--json")[1])
+    assert {"path": "e/AGENTS.md", "outside_repository": "/nonexistent-ig-target/hostname"} in data["chains"][0]["files"]
+
+
+def test_refused_project_configuration_is_noted_under_its_agent(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# Rules\n", "svc/.gemini/settings.json": "{}", "web/.opencode/agent/a.md": "x\n"},
+                    "config")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "all")
+    gemini, opencode = out.split("\nGemini CLI:")[1].split("\nOpenCode:")
+    assert "note: svc/.gemini/settings.json: the gemini adapter refuses to start next to it unless " \
+           "workspace_settings=trust" in gemini
+    assert "note: web/.opencode: the opencode adapter refuses to start next to it unless workspace_settings=trust" \
+        in opencode
+    assert out.count("note: ") == 2
+    data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--agent", "all", "--json")[1])
+    assert {c["agent"]: c["refused_project_config"] for c in data["chains"]} == {
+        "codex": [], "claude": [], "gemini": ["svc/.gemini/settings.json"], "opencode": ["web/.opencode"]}
+
+
+def test_codex_nested_files_are_what_its_prompt_asks_for_not_what_the_cli_sends(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# Rules\n", "svc/AGENTS.md": "- Run `make svc`.\n"}, "nested")
+    out = explained(capsys, "--repo", str(git_repo.path), "--agent", "all")[1]
+    codex, rest = out.split("\nCodex:")[1].split("\nClaude Code:")
+    assert "svc/AGENTS.md  18 B  (may be read by the model once it edits files in svc/: Codex's prompt asks it to; " \
+           "not sent by the CLI)" in codex
+    assert "svc/AGENTS.md  18 B  (later: once the agent touches files in svc/)" in rest.split("\nOpenCode:")[1]
+
+
+def test_a_directory_name_with_a_newline_cannot_split_a_line(git_repo, capsys):
+    hostile = "a\n::error::x"
+    git_repo.commit({"AGENTS.md": "# Rules\n", f"{hostile}/AGENTS.md": "- Run `make test`.\n- Run `make\tlint`.\n"},
+                    "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", hostile)
+    assert code == 0
+    assert "task directory: a\\n::error::x" in out
+    assert "runs it in a\\n::error::x/" in out and "`make\\tlint`" in out
+    assert not any(line.startswith("::") for line in out.splitlines())
+
+
+def test_a_claude_md_linked_to_agents_md_is_understood_once(git_repo, capsys):
+    repo = git_repo.path
+    (repo / "AGENTS.md").write_text("- Always run `make lint` after editing.\nSee @docs/gone.md\n")
+    (repo / "CLAUDE.md").symlink_to("AGENTS.md")
+    (repo / "GEMINI.md").write_text("@AGENTS.md\n")
+    git_repo.commit({}, "shared")
+    out = explained(capsys, "--repo", str(repo), "--agent", "all")[1]
+    assert "directives (1):" in out and "CLAUDE.md:1" not in out.split("directives")[1]
+    gemini = out.split("\nGemini CLI:")[1].split("\nOpenCode:")[0]
+    assert gemini.count("@docs/gone.md: not loaded") == 1
+
+
+
+def test_an_instruction_file_asked_to_run_itself_is_explained_as_refused(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "#!/bin/sh\nexit 42\n- Run `./AGENTS.md`.\n- Run `./docs/../AGENTS.md`.\n"}, "self")
+    out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")[1]
+    directives = out.split("directives")[1]
+    assert directives.count("refused by the command policy: ./") == 2 and "runs it" not in directives
