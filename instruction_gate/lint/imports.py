@@ -8,6 +8,7 @@ chain builder and `explain` all read these records, so they never disagree about
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import deque
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -17,6 +18,9 @@ from instruction_gate.lint.tree import Tree, directories, real_path, resolve
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, is_path_text
 
 _PUNCTUATION = ".,;:!?)]}'\""
+#: An npm scoped package (`@bunli/core` -> `bunli/core`): lower case, one slash, no extension. When
+#: no such directory holds it, it is a mention of the package, not a path to a missing file.
+_PACKAGE = re.compile(r"^[a-z0-9][a-z0-9_-]*/[a-z0-9][a-z0-9_-]*$")
 #: Words people write after `@` expecting an include directive; no agent has one.
 _DIRECTIVES = ("import", "include")
 
@@ -31,8 +35,9 @@ class Import:
     ref: str  #: verbatim
     named: str | None  #: the repository path it names, before symlinks are followed
     target: str | None  #: the real repository path it names, None when that is outside
-    #: None when the agent loads it; else control, outside, loop (links that never end), missing, punctuation, scope, depth,
-    #: mention (no path shape: no slash, no extension) or directive (`@import x.md`)
+    #: None when the agent loads it; else control, outside, loop (links that never end), missing, punctuation,
+    #: scope, depth, mention (no path shape: no slash, no extension; or an npm package, `@scope/name`) or
+    #: directive (`@import x.md`)
     problem: str | None
     depth: int  #: import level of the target below `root`
 
@@ -97,7 +102,8 @@ def _problem(files: _Files, importer: str, ref: str, root: str, scope: str) -> t
             return ("loop" if looped else "outside"), named, None
         if not files.exists(real):
             shapeless = "/" not in base and "." not in base
-            return ("mention" if shapeless else "missing"), named, real
+            mention = shapeless or (_PACKAGE.match(base) and not files.exists(posixpath.dirname(named)))
+            return ("mention" if mention else "missing"), named, real
         if base != ref:
             return "punctuation", named, real
     if scope == "cwd" and not _inside(home_directory(root), named):

@@ -12,13 +12,14 @@ import configparser
 import json
 import re
 import tomllib
+from functools import lru_cache
 from itertools import product
+
+from instruction_gate.lint import placeholders
 
 _MAKE_RULE = re.compile(r"^((?:[^\s:=#\\]|\\.)(?:[^:=#\\]|\\.)*?)\s*::?(?!=)")  # `\:` escapes a colon
 _MAKE_DYNAMIC = re.compile(r"^\s*-?(include|sinclude)\s|^%:|^[^\t#]*\$[({]\w*[^:]*:", re.MULTILINE)
 _BRACES = re.compile(r"\{([^{}]*)\}")
-#: tox creates these environments on demand from a plain [testenv].
-_TOX_IMPLICIT = re.compile(r"^(py|pypy)\d*(\.\d+)?$")
 
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")
 
@@ -51,8 +52,16 @@ def expand_braces(name: str) -> list[str]:
     return ["".join(combo) for combo in product(*choices)]
 
 
+def defined(name: str, known: frozenset[str]) -> bool:
+    """A make target or npm script: defined, or a placeholder form some defined name fits;
+    `{a,b}` alternatives must each be defined."""
+    return all(placeholders.fits(form, known) for form in expand_braces(placeholders.mask(name)))
+
+
+@lru_cache(maxsize=16)  # one parse per configuration, however many references name it
 def tox_envs(text: str, toml: bool = False) -> frozenset[str] | None:
-    """Environments of tox.ini (or, with `toml`, tox.toml / pyproject's [tool.tox])."""
+    """Environments of tox.ini (or, with `toml`, tox.toml / pyproject's [tool.tox]), and the factor
+    combinations its conditional settings name (`django42: Django~=4.2`), which tox also accepts."""
     names: set[str] = set()
     if toml:
         try:
@@ -62,8 +71,11 @@ def tox_envs(text: str, toml: bool = False) -> frozenset[str] | None:
         config = data.get("tool", {}).get("tox", data)
         if "legacy_tox_ini" in config:
             return tox_envs(config["legacy_tox_ini"])
+        env_list = config.get("env_list", [])
+        if not isinstance(env_list, list) or not all(isinstance(n, str) for n in env_list):
+            return None  # a generated list (`{ product = ... }`): not enumerated here
         names.update(config.get("env", {}))
-        names.update(config.get("env_list", []))
+        names.update(env_list)
         return frozenset(names | {"py"})
     parser = configparser.ConfigParser(interpolation=None, strict=False)
     try:
@@ -73,16 +85,45 @@ def tox_envs(text: str, toml: bool = False) -> frozenset[str] | None:
     for section in parser.sections():
         if section.startswith("testenv:"):
             names.update(expand_braces(section.split(":", 1)[1]))
-    if parser.has_option("tox", "envlist"):
-        for item in re.split(r"[\s,]+(?![^{]*\})", parser.get("tox", "envlist")):
+        if section == "testenv" or section.startswith("testenv:"):
+            names.update(_conditions(parser[section].values()))
+    for key in ("envlist", "env_list"):
+        listed = parser.get("tox", key, fallback="")
+        if _SUBSTITUTION.search(listed):
+            return None  # `{[base]envs}`, `{env:ENVS}`: filled in only when tox runs
+        for item in re.split(r"[\s,]+(?![^{]*\})", listed):
             names.update(expand_braces(item.strip()) if item.strip() else [])
     if parser.has_section("testenv"):
         names.add("py")
     return frozenset(names)
 
 
+#: A conditional setting line, `py311-django{41,42}, !cov: value`: the factor expression before the colon.
+_CONDITION = re.compile(r"^[ \t]*([\w.!{}, \t-]+?):[ \t]", re.MULTILINE)
+_SUBSTITUTION = re.compile(r"\{[^{}]*[:\[][^{}]*\}")
+
+
+def _conditions(values) -> set[str]:
+    found: set[str] = set()
+    for value in values:
+        for match in _CONDITION.finditer(value or ""):
+            for alternative in re.split(r",(?![^{]*\})", match.group(1)):
+                found.update(expand_braces(alternative.strip().replace("!", "")))  # `!cov`: not cov
+    return {name for name in found if name}
+
+
 def tox_env_exists(env: str, known: frozenset[str]) -> bool:
-    return env in known or ("py" in known and bool(_TOX_IMPLICIT.match(env)))
+    """tox 4 runs an environment the configuration names, or one whose every `-` factor is a factor
+    of a named one or a Python version (`py3.14`, `pypy310`, `3.12`); placeholders fit any factor."""
+    factors = {factor for name in known for factor in name.split("-")}
+    return all(placeholders.fits(form, known) or all(
+        _PYTHON_FACTOR.fullmatch(f) or placeholders.only_holes(f) or placeholders.fits(f, factors)
+        for f in form.split("-")) for form in expand_braces(placeholders.mask(env)))
+
+
+#: The factors tox 4 accepts with no configuration: a Python (`py312`, `py3.14t`, `pypy3.10`, `3.12`)
+#: or a pre-release (`rc.1`).
+_PYTHON_FACTOR = re.compile(r"(?:pypy|py|cython)?(?:(?:\d+|\d\.\d+(?:\.\d+)?)t?)?|alpha|beta|rc\.\d+")
 
 
 def nox_sessions(text: str) -> frozenset[str] | None:
@@ -108,5 +149,5 @@ def nox_sessions(text: str) -> frozenset[str] | None:
 
 def nox_session_exists(session: str, known: frozenset[str]) -> bool:
     """`tests-3.12` and `tests(django='4')` are parametrized runs of session `tests`."""
-    base = re.split(r"[-(]", session, maxsplit=1)[0]
-    return session in known or base in known
+    masked = placeholders.mask(session)
+    return placeholders.fits(masked, known) or placeholders.fits(re.split(r"[-(]", masked, maxsplit=1)[0], known)

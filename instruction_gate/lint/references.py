@@ -100,7 +100,7 @@ def _strip_prefixes(argv: list[str]) -> list[str]:
 
 
 def _option_values(argv: list[str], short: str, long: str) -> list[str]:
-    """Values of `-e X`, `-eX`, `--env X`, `--env=X` (comma-separated values split)."""
+    """Values of `-e X`, `-eX`, `--env X`, `--env=X` (comma-separated values split, not inside braces)."""
     values = []
     for index, arg in enumerate(argv):
         if arg in (short, long) and index + 1 < len(argv):
@@ -109,7 +109,7 @@ def _option_values(argv: list[str], short: str, long: str) -> list[str]:
             values.append(arg.split("=", 1)[1])
         elif arg.startswith(short) and len(arg) > len(short) and not arg.startswith("--"):
             values.append(arg[len(short):])
-    return [v for value in values for v in value.split(",") if v]
+    return [v for value in values for v in re.split(r",(?![^{]*\})", value) if v]  # `py{311,312}-x` is one
 
 
 def _make(argv: list[str]) -> Iterator[tuple[str, str, str | None]]:

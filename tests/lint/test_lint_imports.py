@@ -93,6 +93,17 @@ def test_mentions_are_warnings_for_gemini_files_and_nothing_for_claude_only_file
     assert "IG012" not in policy.blocking_rules and "IG011" in policy.blocking_rules
 
 
+def test_npm_scoped_packages_are_mentions_not_missing_files(tmp_path):
+    text = "# @acme/core\n\nHooks (from @opentui/react). See @docs/gone and @notes/Guide.md and @./lib/x.\n"
+    write(tmp_path / "g", {"GEMINI.md": text, "docs/ok.md": "x\n"})
+    write(tmp_path / "c", {"CLAUDE.md": text, "docs/ok.md": "x\n"})
+    assert [f.key for f in found(tmp_path / "g", "IG012")] == ["mention:acme/core", "mention:opentui/react"]
+    assert found(tmp_path / "c", "IG012") == []  # Claude Code leaves the text as it is
+    for repo in ("g", "c"):  # a missing file in an existing folder, an extension, `./`: paths, still IG003
+        assert [f.key for f in found(tmp_path / repo, "IG003")] == ["import:docs/gone", "import:notes/Guide.md",
+                                                                   "import:./lib/x"]
+
+
 def test_a_file_an_existing_mention_names_is_imported_not_reported(tmp_path):
     write(tmp_path, {"GEMINI.md": "See @NOTES\n", "NOTES": "notes\n"})
     assert found(tmp_path, "IG003", "IG012") == []
