@@ -184,6 +184,10 @@ def _column(snippet: str, name: str, after: int) -> int:
     return match.start() if match else max(snippet.find(name), 0)
 
 
+#: `<env>`, `{integration}`: a placeholder. Braces holding a comma are tox's generative names (`py{311,312}`).
+_PLACEHOLDER_NAME = re.compile(r"<[^>]*>|\{[^},]*\}")
+
+
 def references(text: str) -> list[Reference]:
     """Every command target and path referenced in code, in file order."""
     found: list[Reference] = []
@@ -205,6 +209,8 @@ def references(text: str) -> list[Reference]:
                 directory = argv[1] if directory is None else f"{directory}/{argv[1]}"
                 continue
             for kind, name, option in _commands(argv):
+                if _PLACEHOLDER_NAME.search(name):
+                    continue  # `tox -e <env>`, `tox -e py3.14-{integration}`: a name to fill in, not one to look up
                 offset = _column(snippet, name, max(start, 0))
                 found.append(Reference(kind, name, number, column + offset,
                                        option if option is not None or kind != "make" else directory))
