@@ -284,6 +284,8 @@ def parse(text: str, source: str) -> list[Directive]:
                 where = number
                 if argument in above and (full := _written_above(argument, number, spans)):
                     argument, where = full  # "`go build` (above) succeeds": the command as written above
+                    if any((d.kind, d.argument, d.line) == (kind, argument, where) for d in directives):
+                        continue  # already read where it is written
                 directives.append(Directive(kind, argument, source, where, readable))
             lead_kind = blocks.lead_of_block(clause, section)
             # "Set up a Go workspace first — `go.work` is local-only …:" the paragraph's imperative introduces the block

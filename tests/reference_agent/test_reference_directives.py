@@ -319,8 +319,7 @@ def test_checklist_outcomes_and_commands_written_in_full_above():
             "## Definition of done\n\n1. `go build` (above) succeeds.\n2. `go test` (above) is green.\n"
             "3. `golangci-lint run` reports no findings.\n4. `go mod tidy -diff` prints nothing.\n")
     found = [(d.kind, d.argument, d.line) for d in parse(text, "AGENTS.md")]
-    assert found == [("test_command", "go test -race work", 2),
-                     ("run", "go build -mod=readonly work", 1), ("test_command", "go test -race work", 2),
+    assert found == [("test_command", "go test -race work", 2), ("run", "go build -mod=readonly work", 1),
                      ("verify", None, 8), ("run", "golangci-lint run", 9), ("run", "go mod tidy -diff", 10)]
 
 
