@@ -116,8 +116,9 @@ GAP_STOP = frozenset("to for so which because if when that no not without into o
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
                             # "Adding Integrations to Test Suite": a heading naming one kind of task; its steps are that task's
-                            r"|(?:^|(?<=/ ))(?:adding|creating|writing|porting|migrating|upgrading|bumping|renaming|"
-                            r"removing|deprecating)\b")
+                            # (not "Creating a pull request" or "Adding code": those are every change's)
+                            r"|(?:^|(?<=/ ))(?:adding|creating|porting|migrating|upgrading|bumping|renaming|removing|"
+                            r"deprecating)\b(?![^/]*\b(?:pr|pull\s+requests?|commits?|changes?|code)\b)")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
 FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".

@@ -264,8 +264,9 @@ def test_blocks_and_lists_for_one_occasion_or_subproject(text, expected):
 
 def test_steps_under_a_heading_for_one_kind_of_task_are_not_every_change():
     text = ("## Adding integrations\n\n1. Add the minimum version.\n2. Run `scripts/generate-test-files.sh`\n\n"
-            "## Checks\n\n- Run `make lint` before committing.\n")
-    assert kinds(text) == [("run", "make lint")]
+            "## Checks\n\n- Run `make lint` before committing.\n"
+            "## Creating a pull request\n\n- Run `make check` first.\n")
+    assert kinds(text) == [("run", "make lint"), ("run", "make check")]
 
 
 @pytest.mark.parametrize(("sentence", "expected"), [
