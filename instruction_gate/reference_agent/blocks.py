@@ -99,12 +99,15 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
     if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
-    return required + [("test_command", c, n, section) for n, c in suite[:1]]
+    # `bun install  # Install dependencies` in a list of commands: the set-up step among them
+    setup = [("run", c, n, comment) for n, c, comment in commands if _SETUP_COMMENT.search(comment.lower())]
+    return required + setup[:1] + [("test_command", c, n, section) for n, c in suite[:1]]
 
 
 #: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
 _WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
+_SETUP_COMMENT = re.compile(r"^#\s*install(?:ing)?\s+(?:the\s+|all\s+|project\s+)?(?:dependencies|deps|packages|requirements)\b")
 _REQUIRED = re.compile(r"\((?:required|mandatory)\)|^#\s*(?:required|mandatory)\b")
 _SUBPROJECT = re.compile(r"^cd\s+\S+\s*&&")
 #: Long-running servers and watchers are not steps to run and wait for.

@@ -28,11 +28,11 @@ from instruction_gate.reference_agent.program_rules import CLUSTERS, CODE_URL, R
 INSTRUCTION_FILE_GLOBS = ("AGENTS*.md", "CLAUDE*.md", "GEMINI*.md", "*.override.md", "CONTEXT.md")
 #: Concrete names a glob argument is tried against (`*.md`, `A?ENTS.md`, `[AC]*`).
 _KNOWN_NAMES = frozenset({*names_of("all", LoadSettings()), "AGENTS.override.md", "GEMINI.md"})
-_PROGRAMS = {"python", "python3", "pytest", "make", "git", "npm", "pnpm", "yarn", "node", "ruff", "mypy",
+_PROGRAMS = {"python", "python3", "pytest", "make", "git", "npm", "pnpm", "yarn", "bun", "node", "ruff", "mypy",
              "tox", "cargo", "go", "ls", "cat", "echo", "true", "false", "just", "nox",
              *runners.SUBCOMMANDS, *build_tools.ALLOWED}
 #: Programs whose `@word` arguments are names (npm scopes, git revisions), not argument files.
-_AT_IS_A_NAME = {"git", "npm", "pnpm", "yarn"}
+_AT_IS_A_NAME = {"git", "npm", "pnpm", "yarn", "bun"}
 #: Where a file name can sit inside one argument: `--opt=NAME`, `-p:Prop=NAME`, `a,NAME`, `@NAME`.
 _PIECES = re.compile(r"[=,:;@]")
 
@@ -80,7 +80,7 @@ def _program_is_instruction_file(program: str, cwd: Path, extra_names: frozenset
 
 #: Options whose value is the next word, not the subcommand.
 _VALUED = {"git": ("-C", "--git-dir", "--work-tree", "--namespace"),
-           **dict.fromkeys(("npm", "pnpm", "yarn"), ("-w", "--workspace", "--filter", "-C", "--dir", "--prefix"))}
+           **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), ("-w", "--workspace", "--filter", "-C", "--dir", "--prefix"))}
 
 
 def _subcommand(family: str, argv: list[str]) -> str | None:
@@ -95,12 +95,19 @@ def _subcommand(family: str, argv: list[str]) -> str | None:
     return None
 
 
+def _bun_run_target(argv: list[str]) -> str | None:
+    """What `bun run` is asked to run (a script, a file or a package binary: bun tries all three), else None."""
+    if _subcommand("bun", argv) != "run":
+        return None
+    return _subcommand("bun", ["bun", *argv[argv.index("run") + 1:]]) or ""
+
+
 def _argument_refusal(family: str, arg: str, repo_root: Path, cwd: Path, extra_names: frozenset[str]) -> str | None:
     if any(is_option(arg, option) for option in REFUSED.get(family, ())):
         return f"{arg} would run code that is not the project's"
     if family == "make" and arg.startswith("-") and not arg.startswith("--") and any(f in CLUSTERS["make"] for f in arg[1:]):
         return f"{arg} would read a makefile or code from elsewhere"
-    if family in ("node", "npm", "pnpm", "yarn") and CODE_URL.search(arg):
+    if family in ("node", "npm", "pnpm", "yarn", "bun") and CODE_URL.search(arg):
         return f"{arg} names code by URL (inline, on disk or remote)"
     if family == "git" and (arg.startswith(":") or any(c in arg for c in "*?[")):
         return f"{arg}: git pathspec magic or globs could name instruction files"
@@ -133,8 +140,11 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path, instruction_names: froz
         if why := _argument_refusal(family, arg, repo_root, cwd, instruction_names):
             return why
     judge = lambda inner: refusal(inner, repo_root, cwd, instruction_names)  # noqa: E731
-    if family in ("pnpm", "yarn") and _subcommand(family, argv) in program_rules.package_scripts(repo_root, cwd):
-        return program_rules.package_manager(argv)  # `pnpm lint`: the project's own script
+    scripts = program_rules.package_scripts(repo_root, cwd) if family in ("pnpm", "yarn", "bun") else set()
+    if _subcommand(family, argv) in scripts - (program_rules.BUN_COMMANDS if family == "bun" else set()):
+        return program_rules.package_manager(argv)  # `pnpm lint`, `bun lint`: the project's own script
+    if family == "bun" and (target := _bun_run_target(argv)) is not None and target not in scripts:
+        return f"bun run {target}: only package.json scripts (bun run also runs files and package binaries)"
     if family in SUBCOMMANDS:
         sub = _subcommand(family, argv)
         if sub is not None and sub not in SUBCOMMANDS[family]:

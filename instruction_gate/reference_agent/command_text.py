@@ -27,6 +27,7 @@ _LONE_PROGRAMS = frozenset({
     "go", "gofmt", "golangci-lint", "gradle", "mvn", "bazel", "cmake", "ctest", "ninja", "rake", "rspec",
     "bundle", "composer", "phpunit", "dotnet", "swift", "mix", "uv", "poetry", "hatch", "pdm", "pre-commit",
     "prek", "lefthook", "turbo", "nx", "lerna", "zig", "stack", "cabal", "dune", "sbt", "lein", "tflint",
+    "webpack", "vite", "rollup", "esbuild", "parcel", "mocha", "karma", "jasmine", "nose2",
 })
 
 
@@ -84,6 +85,11 @@ _HOST_PATH = re.compile(r"^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/", re.IGNORECA
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*$")
 #: Windows-only scripts and shells: the Windows form of a step (`./build.cmd`), not runnable here.
 _WINDOWS_ONLY = re.compile(r"(?i)^(?:\S*\.(?:cmd|bat|ps1)|powershell(?:\.exe)?|pwsh|cmd(?:\.exe)?)$")
+
+
+def is_known_program(word: str) -> bool:
+    """A tool named bare in prose ("never npm, pnpm or jest"): only the programs known by name count."""
+    return word.lower() in _SHELL_PROGRAMS
 
 
 def runnable_as_written(code: str) -> bool:

@@ -23,9 +23,9 @@ from typing import Literal
 
 from instruction_gate.lint import markdown
 from instruction_gate.reference_agent import blocks
-from instruction_gate.reference_agent.command_text import is_command, picks_one_test, runnable_as_written
+from instruction_gate.reference_agent.command_text import is_command, is_known_program, picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
+    ABOVE, APPLIES_TOO, APPROVE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
     EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
     POSTFIX, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
@@ -107,6 +107,8 @@ def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: st
                               low[slots[-1].end():]):
             return []  # scoped to a purpose or a place ("Do not use `curl` to test HMR"): not a blanket ban
         # the list right after the verb: "Never use `npm`, use `pnpm` instead" bans npm only
+        if not slots:
+            return _bare_programs(low[verb.end():])  # "Never use pip"
         return [("forbid_command", t) for t in _slot_list(low, verb.end(), codes) if is_command(t)]
     if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
         command = codes[int(direct.group(1))]
@@ -115,7 +117,17 @@ def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: st
         # "Using `make deploy` is prohibited": the prohibition follows what it forbids
         return [("forbid_command", t) for t in _slots_after(low[:negation.start()], verb.end(), codes)
                 if is_command(t)]
+    if not SLOT_RE.search(low, negation.end()):
+        return _bare_programs(low[negation.end():])  # "never Node.js, npm, pnpm, yarn, or jest"
     return []  # a negated sentence never becomes a positive directive
+
+
+def _bare_programs(rest: str) -> Found:
+    """Tools a prohibition names without backticks: only when the rest of the clause is nothing but
+    a list of names, and only the names of known programs ("Node.js" is a runtime, not a command)."""
+    listed = BARE_LIST.match(rest)
+    names = [w.rstrip(".") for w in re.findall(r"[\w.+-]+", listed.group(1))] if listed else []
+    return [("forbid_command", w) for w in names if w not in ("or", "nor", "and") and is_known_program(w)]
 
 
 def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str,
@@ -181,11 +193,15 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     if re.match(LEAD + r"(?:use|run)\b", low) and (contrast := CONTRAST.search(low)):
         avoided = codes[int(contrast.group(1))]  # "Use `bin/roast` (not `bundle exec roast`)"
         return [("forbid_command", avoided)] if is_command(avoided) else []
+    if re.match(LEAD + r"(?:use|run)\b", low) and (bare := BARE_CONTRAST.search(low)) and is_known_program(bare.group(1)):
+        return [("forbid_command", bare.group(1))]  # "Use **tox** for testing (not pytest directly)"
     if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low):
         docs = [c for c in _slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
         docs += BARE_DOC.findall(SLOT_RE.sub(" ", clause))
+        # "[AGENTS.md](./AGENTS.md)": a link's text and its target name one document
+        unique = {d.removeprefix("./"): d for d in reversed(docs)}
         if docs:
-            return [("read", d) for d in dict.fromkeys(docs)]
+            return [("read", d) for d in reversed(unique.values())]
     finishing = bool(BEFORE_FINISHING.search(low)) or bool(CHECKLIST.search(section))
     verify = bool(VERIFY.search(low)) or (bool(BEFORE_FINISHING.search(low)) and bool(TESTS.search(low)))
     commands, runs_tests = _commands(low, codes, finishing)
@@ -198,6 +214,10 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
                 if is_command(c)]
     if not commands and CHECKLIST.search(section) and (label := CHECK_ITEM.match(low)):
         commands, runs_tests = [codes[int(label.group(1))]], bool(TESTS.search(low, 0, label.start(1)))
+        verify = verify or runs_tests
+    elif not commands and CHECKLIST.search(section) and (outcome := CHECK_OUTCOME.match(low)):
+        commands = [codes[int(outcome.group(1))]]  # "`go test` (above) is green": a test run must pass
+        runs_tests = bool(re.search(r"\btest\b", commands[0]))
         verify = verify or runs_tests
     opening = SLOT_RE.search(low)
     situational = SITUATION.search(BEFORE_FINISHING.sub(" ", low))
@@ -228,6 +248,8 @@ def parse(text: str, source: str) -> list[Directive]:
     aside = False  # the block that follows is introduced for one situation ("To run specific tests:")
     steps_aside = False  # the list that follows is, too
     headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
+    list_lead: str | None = None  # what the paragraph above makes of the list that follows (`_led_item`)
+    spans = _code_spans(all_lines)
     for block in markdown.blocks(text):
         section = " / ".join(title for _, title in headings)
         if block.kind == "code":
@@ -239,7 +261,7 @@ def parse(text: str, source: str) -> list[Directive]:
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
-            lead, aside, steps_aside = None, False, False
+            lead, aside, steps_aside, list_lead = None, False, False, None
             continue
         joined, starts = "", []
         for index, line in enumerate(block_lines):
@@ -249,21 +271,71 @@ def parse(text: str, source: str) -> list[Directive]:
         lead = None
         if block.kind != "item":
             steps_aside = False
+            list_lead = _list_lead(joined)
         opening = re.match(r"^\W*`([^`\n]+)`", joined) if block.kind == "item" else None
         subject = opening.group(1).strip() if opening else None
         for clause, codes, offset in _located_clauses(joined):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             readable = _readable(clause, codes)
-            for kind, argument in ([] if steps_aside else _parse_clause(clause, codes, section, subject)):
-                directives.append(Directive(kind, argument, source, number, readable))
+            led = _led_item(list_lead, clause, codes, section, subject) if block.kind == "item" else None
+            found = [] if steps_aside else led if led is not None else _parse_clause(clause, codes, section, subject)
+            above = {codes[int(m.group(1))] for m in ABOVE.finditer(clause)}
+            for kind, argument in found:
+                where = number
+                if argument in above and (full := _written_above(argument, number, spans)):
+                    argument, where = full  # "`go build` (above) succeeds": the command as written above
+                    if any((d.kind, d.argument, d.line) == (kind, argument, where) for d in directives):
+                        continue  # already read where it is written
+                directives.append(Directive(kind, argument, source, where, readable))
             lead_kind = blocks.lead_of_block(clause, section)
-            lead = (lead_kind, readable) if lead_kind else None
+            # "Set up a Go workspace first — `go.work` is local-only …:" the paragraph's imperative introduces the block
+            keep = lead if block.kind == "paragraph" and joined.rstrip().endswith(":") else None
+            lead = (lead_kind, readable) if lead_kind else keep
             low = clause.lower()
             aside = bool(SITUATION.search(BEFORE_FINISHING.sub(" ", low)) or OCCASIONAL.search(low))
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
                 _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return directives
+
+
+def _list_lead(paragraph: str) -> str | None:
+    low = paragraph.lower().strip()
+    for kind, pattern in (("run", USE_TOOL_LEAD), ("protect", PROTECT_LEAD), ("approve", APPROVE_LEAD),
+                          ("never", NEVER_LEAD)):
+        if pattern.search(low):
+            return kind
+    return None
+
+
+def _led_item(lead: str | None, clause: str, codes: list[str], section: str, subject: str | None) -> Found | None:
+    """The directives of a list item under a paragraph that introduces the list, or None to read it as usual:
+    under "Use `ruff` for linting:" an item that is only a command is a step; under "Do not edit these:"
+    the path an item opens with is protected; under "**Ask first**" what an item names needs approval;
+    under "**Never**" each item is a prohibition."""
+    low = clause.lower()
+    if lead == "run" and (only := re.fullmatch(r"\W*\x00(\d+)\x00\W*", low)):
+        command = codes[int(only.group(1))]
+        return [("run", command)] if runnable_as_written(command) else None
+    if lead == "protect" and subject and PATH_LIKE.match(subject) and re.match(r"^\W*\x00\d+\x00", low):
+        return [("protect_path", subject)]
+    if lead == "approve":
+        return [("approve_command" if is_command(t) else "approve_edit", t) for t in _slots_after(low, 0, codes)]
+    if lead == "never":
+        return _parse_clause("never " + clause, codes, section, subject)
+    return None
+
+
+def _code_spans(lines) -> list[tuple[int, str]]:
+    return [(line.number, m.group(1).strip()) for line in lines for m in CODE.finditer(line.text)]
+
+
+def _written_above(short: str, number: int, spans: list[tuple[int, str]]) -> tuple[str, int] | None:
+    """The first command before line `number` that `short` abbreviates (`go build` of `go build -mod=readonly work`):
+    where the file spells the command out, ahead of its variants."""
+    full = [(code, line) for line, code in spans if line < number and code.startswith(short + " ")
+            and runnable_as_written(code)]
+    return full[0] if full else None
 
 
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and

@@ -73,8 +73,12 @@ LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|firs
 RUN_START = re.compile(LEAD + r"(?:run|execute|invoke)\b")
 READ = re.compile(LEAD + r"(?:(?:re-?)?read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
 #: "See `AGENTS.md` for the shared agent instructions": a pointer to the rules to follow is a read.
-INSTRUCTIONS_POINTER = re.compile(LEAD + r"(?:see|refer\s+to)\s+(?:\x00\d+\x00|[\w./-]+\.md)\s+for\s+(?:the\s+|all\s+|our\s+)?"
-                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b(?!\s+(?:on|about)\b)")
+#: "See [AGENTS.md](./AGENTS.md) for project context, commands, and contribution guidelines": so is a
+#: pointer to another instruction file for its guidelines.
+INSTRUCTIONS_POINTER = re.compile(LEAD + r"(?:see|refer\s+to)\s+(?:(?:\x00\d+\x00|[\w./-]+\.md)\s+for\s+(?:the\s+|all\s+|our\s+)?"
+                                   r"(?:[\w-]+\s+){0,3}?(?:instructions|rules)\b(?!\s+(?:on|about)\b)|"
+                                   r"\[?(?:agents|claude|gemini)\.md\]?(?:\([^)\s]*\))?\s+for\s+[^.]{0,80}?"
+                                   r"\b(?:instructions|rules|guidelines)\b)")
 #: "The root `AGENTS.md` applies here too": another instruction file's rules hold in this directory.
 APPLIES_TOO = re.compile(r"^\W*(?:the\s+)?(?:(?:root|parent|top-level)\s+)?\x00(\d+)\x00\s+(?:also\s+applies|"
                          r"applies\s+(?:here\s+)?(?:too|as\s+well|also))\b")
@@ -89,7 +93,7 @@ ENSURE_RUN = re.compile(LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\
 TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
-TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+)?(?:(?:tests?|testing|test suite|specs?)"
+TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+|common\s+|default\s+|core\s+)?(?:(?:tests?|testing|test suite|specs?)"
                          r"(?:\s*\((?:all|full)\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
                          r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
 #: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
@@ -110,13 +114,22 @@ GAP_STOP = frozenset("to for so which because if when that no not without into o
 
 #: Sections whose commands are for particular needs, not for every change.
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
-                            r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b")
+                            r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
+                            # "Adding Integrations to Test Suite": a heading naming one kind of task; its steps are that task's
+                            # (not "Creating a pull request" or "Adding code": those are every change's)
+                            r"|(?:^|(?<=/ ))(?:adding|creating|porting|migrating|upgrading|bumping|renaming|removing|"
+                            r"deprecating)\b(?![^/]*\b(?:pr|pull\s+requests?|commits?|changes?|code)\b)")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
 FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".
 CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
                         r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")
 #: A checklist item "<label>: `cmd`" ("All tests pass: `go test ./...`", "Linting clean: `X`").
+#: A checklist item "`cmd` (above) succeeds", "`X` reports no findings": the command and its expected outcome.
+CHECK_OUTCOME = re.compile(r"^\W*\x00(\d+)\x00\s*(?:\([^)]*\)\s*)?(?:succeeds|passes|is\s+green|is\s+clean|reports\s+no(?:thing)?|"
+                           r"prints\s+nothing|exits\s+(?:0|zero|cleanly)|returns\s+no|shows\s+no|has\s+no\s+(?:errors|findings))\b")
+#: "`go build` (above)": a short form of a command written in full earlier in the file.
+ABOVE = re.compile(r"\x00(\d+)\x00\s*\((?:see\s+|as\s+)?above\)")
 CHECK_ITEM = re.compile(r"^\W*(?:\[[ x]\]\s*)?[\w ,/'-]{1,40}?[*_]*:[\s*_]*\x00(\d+)\x00\W*$")
 #: "Whenever you want to run the whole test suite, run `X`": the condition names the suite itself.
 SUITE_CONDITION = re.compile(r"^\W*(?:when|whenever|if)\s+you\s+(?:want|need|wish)\s+to\s+run\s+(?:the\s+|all\s+)?"
@@ -124,4 +137,17 @@ SUITE_CONDITION = re.compile(r"^\W*(?:when|whenever|if)\s+you\s+(?:want|need|wis
                              r"\b(?:run|use)\s+\x00(\d+)\x00")
 #: "Use `bin/roast` (not `bundle exec roast`)", "`git push --force-with-lease` rather than `git push --force`":
 #: the command the contrast names is the one not to use.
+#: "Use **tox** for testing (not pytest directly)": the same, with the avoided tool named bare.
+BARE_CONTRAST = re.compile(r"\(\s*(?:but\s+)?not\s+(?:using\s+|running\s+)?([\w.+-]+)(?:\s+directly)?\s*\)")
+#: A list of tools named bare after a prohibition: "never Node.js, npm, pnpm, yarn, or jest".
+BARE_LIST = re.compile(r"^[\s*_:]*(?:use\s+|run\s+)?([\w.+-]+(?:\s*(?:,|\bor\b|\bnor\b|\band\b)\s*(?:or\s+|nor\s+|and\s+)?"
+                       r"[\w.+-]+)*)[\s.!*_]*$")
+#: A paragraph introducing the list below it: "Use **ruff** for linting and formatting:" (its commands are
+#: steps), "Do NOT edit these directly:" (its paths are protected), "**Ask first**", "**Never**".
+USE_TOOL_LEAD = re.compile(LEAD + r"use\s+[*_]*[\w.+-]+[*_]*\s+(?:for|to)\s+(?:lint|format|type-?check|check)[^:]*:\s*$")
+PROTECT_LEAD = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(?:\w+\s+)?(?:edit|modify|change|touch)\s+"
+                          r"(?:these|the\s+following|following)\b[^:]*:\s*$")
+APPROVE_LEAD = re.compile(r"^\W*(?:ask\s+(?:first|before)|ask\s+(?:for\s+)?(?:approval|permission)\s+(?:first|before)|"
+                          r"requires?\s+approval|needs?\s+approval)\W*$")
+NEVER_LEAD = re.compile(r"^\W*(?:never|do\s+not|don'?t)\W*$")
 CONTRAST = re.compile(r"\x00\d+\x00\s*(?:\(\s*not|,?\s*not|rather\s+than|instead\s+of)\s+(?:using\s+|running\s+)?\x00(\d+)\x00")

@@ -18,6 +18,9 @@ SUBCOMMANDS = {
     "npm": {"test", "t", "run", "run-script", "start", "ci", "install", "i", "ls"},
     "pnpm": {"test", "t", "run", "start", "install", "i", "ls"},
     "yarn": {"test", "run", "start", "install"},
+    # Bun: its own test runner over the project's test files, `bun run <package.json script>`, and
+    # installs from the lockfile; never `bun x`/`bun add`, and `bun run` of a file (command_policy).
+    "bun": {"test", "run", "install", "i"},
     "cargo": {"test", "build", "check", "clippy", "fmt", "run", "doc", "bench"},
     "go": {"test", "build", "vet", "fmt", "run", "generate", "list"},
 }
@@ -66,6 +69,12 @@ _MANAGER_COMMANDS = {"add", "dlx", "exec", "x", "create", "init", "remove", "rm"
                      "dedupe", "fetch", "self-update", "plugin", "npm", "workspace", "workspaces", "info", "cache",
                      "policies", "constraints", "version", "stage", "unplug", "bin", "explain", "search", "root",
                      "doctor", "login", "logout", "owner", "tag", "team", "generate-lock-entry", "upgrade-interactive"}
+
+
+#: Bun's own commands, which win over a script of the same name (`bun build` bundles, whatever "build" says).
+BUN_COMMANDS = {"build", "x", "exec", "repl", "pm", "create", "init", "add", "a", "remove", "rm", "update", "link",
+                "unlink", "publish", "install", "i", "upgrade", "outdated", "patch", "audit", "info", "why", "test",
+                "run", "completions", "feedback", "ci"}
 
 
 def package_scripts(repo_root: Path, cwd: Path) -> set[str]:
@@ -145,7 +154,7 @@ def pytest(argv: list[str]) -> str | None:
 CHECKS: dict[str, Callable[[list[str]], str | None]] = {
     "python": lambda argv: interpreter_options("python", argv),
     "node": lambda argv: interpreter_options("node", argv), "make": make, "npm": package_manager,
-    "pnpm": package_manager, "yarn": package_manager, "go": go, "pytest": pytest,
+    "pnpm": package_manager, "yarn": package_manager, "bun": package_manager, "go": go, "pytest": pytest,
 }
 #: URL schemes that name code to load (`data:` inline, `file:` anywhere on disk, remote modules).
 CODE_URL = re.compile(r"(?i)\b(?:data|file|https?|blob|node):")

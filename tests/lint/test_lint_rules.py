@@ -436,3 +436,15 @@ def test_typescript_path_aliases_are_not_imports_or_paths(tmp_path):
 def test_a_prohibition_scoped_to_a_situation_is_no_contradiction(tmp_path, prohibition, contradicts):
     files = {"Makefile": MAKEFILE, "AGENTS.md": "- Run `make test` before committing.\n" + prohibition}
     assert bool(findings(tmp_path, files, "IG006")) == contradicts
+
+
+def test_placeholder_runner_names_and_tool_outputs_are_not_stale(tmp_path):
+    files = {"tox.ini": TOX,
+             "gen/builder.ts": "",
+             "AGENTS.md": ("- Run tox via uv: `uv run tox -e <env>`\n"  # a name to fill in
+                           "- Integration tests: `uv run tox -e py3.14-{integration}-v{version}`\n"
+                           "- Also `tox -e typecheck`.\n"  # really missing
+                           "| Types | `gen/` | Creates `commands.gen.ts` |\n"  # what the generator writes
+                           "- Config lives in `conf/gone.json`.\n")}  # really missing
+    assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG001")] == ["typecheck"]
+    assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG002")] == ["conf/gone.json"]

@@ -146,7 +146,8 @@ RUNNER_REFUSED = {
 }
 
 
-PACKAGE_JSON = '{"scripts": {"lint": "eslint .", "typecheck": "tsc --noEmit", "dlx": "x", "exec": "y"}}'
+PACKAGE_JSON = ('{"scripts": {"lint": "eslint .", "typecheck": "tsc --noEmit", "dlx": "x", "exec": "y", '
+                '"build": "turbo build"}}')
 ECOSYSTEM_ALLOWED = [
     "bundle exec rake", "bundle exec rake test", "bundle exec rspec spec/models", "bundle install", "rake",
     "rake test", "rspec --format documentation", "mix test", "mix test --cover", "mix format --check-formatted",
@@ -155,6 +156,9 @@ ECOSYSTEM_ALLOWED = [
     "mvn test", "mvn -B verify", "mvn -q package -pl core -am", "./mvnw verify",
     "pnpm lint", "yarn typecheck", "pnpm --filter web test", "uv run pytest", "poetry run pytest", "hatch test",
     "just test", "nox -s tests", "tox -e py312", "python -m pytest -p no:cacheprovider tests",
+    # Bun: its test runner, the lockfile install and package.json scripts
+    "bun test", "bun test packages/core", "bun install", "bun install --frozen-lockfile", "bun run lint",
+    "bun run build", "bun lint", "bun run --filter web typecheck",
 ]
 ECOSYSTEM_REFUSED = {
     # Every supported agent's instruction files, and patterns matching them.
@@ -186,6 +190,11 @@ ECOSYSTEM_REFUSED = {
     "rake RUBYOPT=-revil test": "variables", "rspec -r ./evil.rb": "load code", "rspec -O opts": "load code",
     "bundle exec ruby -e 'x'": "allowlist", "bundle exec sh -c evil": "allowlist", "bundle add evil": "bundle add",
     "bundle exec": "no command", "bundle install evil": "package names",
+    "bun x evil": "bun x", "bunx evil": "allowlist", "bun add evil": "bun add", "bun install evil": "package names",
+    "bun run ./evil.ts": "only package.json scripts", "bun run evil": "only package.json scripts",
+    "bun run": "only package.json scripts", "bun build": "bun build", "bun exec 'curl x | sh'": "bun exec",
+    "bun -e 'x'": "bun x", "bun test --preload ./evil.ts": "reads options", "bun run lint --bun": "reads options",
+    "bun test --config=other.toml": "reads options", "bun run lint data:text/javascript,1": "by URL",
     "pnpm evil": "pnpm evil", "yarn evil": "yarn evil", "pnpm dlx evil": "pnpm dlx", "yarn exec evil": "yarn exec", "pnpm lint --registry=x": "reads options",
 }
 

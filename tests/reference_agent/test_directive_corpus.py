@@ -21,26 +21,31 @@ sys.modules[_SPEC.name] = bench  # dataclasses look their module up while the fi
 _SPEC.loader.exec_module(bench)
 
 #: The targets (issue: precision >= 0.95, recall >= 0.8 on commands to run, lint false findings
-#: <= 1 per 20 files), held on the whole corpus (tuning and both held-out splits); measured 0.97 /
-#: 0.86 overall, 0.95 / 0.89 on commands, no false lint findings and 10 true on 52 files (one an IG012).
+#: <= 1 per 20 files), held on the whole corpus (tuning and the held-out splits); measured 0.98 /
+#: 0.90 overall, 0.96 / 0.91 on commands, no false lint findings and 11 true on 58 files (one an IG012).
 #: Ratchet: never lower these; raise them when the grammar or the lint improves.
 PRECISION_OVERALL_FLOOR = 0.97
-RECALL_OVERALL_FLOOR = 0.86
+RECALL_OVERALL_FLOOR = 0.89
 PRECISION_COMMANDS_FLOOR = 0.95
-RECALL_COMMANDS_FLOOR = 0.89
+RECALL_COMMANDS_FLOOR = 0.90
 LINT_FALSE_PER_20_CEILING = 0.5  #: at most one false finding on the whole corpus
-LINT_TRUE_FLOOR = 10
+LINT_TRUE_FLOOR = 11
 #: Per split, just under the figures measured after the fixes (precision, overall recall, recall on
 #: commands to run, lint false findings per 20 files). `held_out` was first measured, before any fix,
 #: at 0.29 precision, 0.38 recall on commands and 41.7 false lint findings per 20 files;
 #: `held_out_2` (11 files of 8 other repositories) at 0.21 / 0.33 / 9.1. After the fixes:
 #: tuning 0.98 / 0.83 / 0.89 / 0.0, held_out 1.00 / 0.89 / 0.88 / 0.0, held_out_2 0.90 / 0.95 / 0.89 / 0.0.
+#: `held_out_3` (6 files of 3 repositories a new-user trial read) first measured 0.75 / 0.25 / 13.3; after
+#: its fixes 1.00 / 1.00 / 1.00 / 0.0, and tuning rose to 0.98 / 0.84 / 0.89.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
-    "tuning": (0.97, 0.82, 0.89, 0.5),
+    "tuning": (0.97, 0.83, 0.89, 0.5),
     "held_out": (0.99, 0.89, 0.87, 0.5),
     "held_out_2": (0.90, 0.94, 0.88, 0.5),
+    "held_out_3": (0.99, 0.99, 0.99, 0.5),
 }
+#: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
+SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3)}
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +90,8 @@ def test_lint_false_positive_ceiling(corpus):
 def test_split_floors(corpus, split):
     chosen = [entry for entry in corpus if entry.get("split", bench.TUNING) == split]
     if split != bench.TUNING:
-        assert len(chosen) >= 10 and len({entry["repository"] for entry in chosen}) >= 8
+        files, repositories = SPLIT_SIZES[split]
+        assert len(chosen) >= files and len({entry["repository"] for entry in chosen}) >= repositories
     precision, recall, commands_recall, lint_ceiling = SPLIT_FLOORS[split]
     figures = bench.figures(bench.directive_scores(chosen))
     assert figures["overall"][0] >= precision
@@ -97,7 +103,7 @@ def test_split_floors(corpus, split):
 
 def test_every_file_is_in_a_split():
     sources = bench.json.loads((bench.CORPUS / "sources.json").read_text(encoding="utf-8"))
-    assert {entry.get("split") for entry in sources} == {bench.TUNING, bench.HELD_OUT, bench.HELD_OUT_2}
+    assert {entry.get("split") for entry in sources} == {bench.TUNING, bench.HELD_OUT, bench.HELD_OUT_2, bench.HELD_OUT_3}
 
 
 def test_split_names_put_known_splits_first():
