@@ -439,7 +439,8 @@ def test_a_prohibition_scoped_to_a_situation_is_no_contradiction(tmp_path, prohi
 
 
 def test_placeholder_runner_names_and_tool_outputs_are_not_stale(tmp_path):
-    files = {"tox.ini": TOX,
+    # Integration environments are generated from factors, as in projects with one env per integration.
+    files = {"tox.ini": TOX.replace("envlist = py{311,312}, lint", "envlist = py{311,312}, lint, py3.14-{flask,redis}-v{1,2}"),
              "gen/builder.ts": "",
              "AGENTS.md": ("- Run tox via uv: `uv run tox -e <env>`\n"  # a name to fill in
                            "- Integration tests: `uv run tox -e py3.14-{integration}-v{version}`\n"
