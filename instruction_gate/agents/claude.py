@@ -84,4 +84,6 @@ class ClaudeAgent:
         return 600.0 if timeout is None else min(600.0, max(30.0, timeout / 4))
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
-        return claude_sources(request.repo_root, request.workspace, parser.touched_paths)
+        # The CLI also loads memory files above the repository: in a gate run those directories
+        # are the harness's own (empty under the sandbox), so any found there is reported.
+        return claude_sources(request.repo_root, request.workspace, parser.touched_paths, above_root=True)

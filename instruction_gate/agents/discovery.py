@@ -95,6 +95,13 @@ def _read_prefix(path: Path, limit: int) -> bytes | None:
     return read_instruction_bytes(path, limit)
 
 
+def _size(path: Path) -> int:
+    try:
+        return os.stat(path).st_size
+    except (OSError, ValueError):
+        return 0
+
+
 def codex_project_root(repo_root: Path, cwd: Path) -> Path:
     """Where Codex starts the chain: the nearest directory at or above `cwd` holding `.git`
     (a nested repository or submodule starts its own chain), else the repository root."""
@@ -180,10 +187,12 @@ def claude_imports(text: str) -> list[str]:
 
 def _import_target(repo_root: Path, scope: Path, importer: Path, ref: str) -> Path | None:
     """The file an import loads, or None: home, missing, or outside `scope` (in headless
-    mode Claude Code expands only imports that resolve inside its working directory)."""
+    mode Claude Code expands only imports that resolve inside its working directory).
+    A relative import starts from where the importer really is: a memory file linked from
+    elsewhere imports beside its target, not beside the link (checked against the live CLI)."""
     if ref.startswith("~") or not is_path_text(ref):
         return None  # the agent's home is never part of the evaluated instructions
-    target = Path(os.path.normpath(importer.parent / ref))
+    target = Path(os.path.normpath(Path(os.path.realpath(importer)).parent / ref))
     real = Path(os.path.realpath(target))
     if not real.is_relative_to(repo_root) or not real.is_file():
         return None
@@ -221,7 +230,7 @@ def _scoped_rule(path: Path) -> bool:
 
 
 def claude_sources(repo_root: Path | str, cwd: Path | str, touched_paths: Iterable[str | Path] = (),
-                   max_import_hops: int = CLAUDE_IMPORT_HOPS) -> list[LoadedFile]:
+                   max_import_hops: int = CLAUDE_IMPORT_HOPS, above_root: bool = False) -> list[LoadedFile]:
     """The memory files Claude Code (headless, `-p`) loads, in load order, each file once.
 
     At start, per directory from the repository root down to `cwd`: CLAUDE.md,
@@ -229,10 +238,15 @@ def claude_sources(repo_root: Path | str, cwd: Path | str, touched_paths: Iterab
     Later: CLAUDE.md, .claude/CLAUDE.md and CLAUDE.local.md in subdirectories below `cwd`
     containing a file the agent read or edited (`touched_paths`, absolute or relative to
     the repository root). Each loaded file's `@path` imports follow right after it, up to
-    `max_import_hops` hops, when they resolve inside `cwd`. Claude Code loads files whole.
+    `max_import_hops` hops, when they resolve inside `cwd`. Claude Code loads files whole,
+    also one whose path is a link out of the repository (its imports still must resolve inside).
+
+    `above_root`: first the same files in every directory above the repository, from `/` down,
+    as the CLI loads them; named relative to the root (`../CLAUDE.md`). Only for a real run:
+    a copy of the repository in a temporary directory has the host's directories above it.
     """
     root, here = _resolve(repo_root, cwd)
-    dirs = _dirs_root_to_cwd(root, here)
+    dirs = [*(reversed(root.parents) if above_root else ()), *_dirs_root_to_cwd(root, here)]
     start = len(dirs)
     for touched in touched_paths:
         target = Path(os.path.normpath(root / touched))
@@ -243,13 +257,16 @@ def claude_sources(repo_root: Path | str, cwd: Path | str, touched_paths: Iterab
     loaded: dict[Path, LoadedFile] = {}
 
     def load(path: Path, hops_left: int) -> None:
-        if path in loaded or not Path(os.path.realpath(path)).is_relative_to(root):
+        if path in loaded:
             return
+        # A memory file linked out of the repository is loaded all the same (the live CLI sends
+        # it): reported under its repository path, sized by what was read, past the scan cap by stat.
         data = _read_prefix(path, _IMPORT_SCAN_BYTES)
         if data is None:
             return
-        size = path.stat().st_size
-        loaded[path] = LoadedFile(_rel(root, path), size, size)
+        size = len(data) if len(data) < _IMPORT_SCAN_BYTES else max(len(data), _size(path))
+        name = _rel(root, path) if path.is_relative_to(root) else Path(os.path.relpath(path, root)).as_posix()
+        loaded[path] = LoadedFile(name, size, size)
         if hops_left <= 0:
             return
         for ref in claude_imports(data.decode("utf-8", errors="replace")):

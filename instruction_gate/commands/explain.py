@@ -15,7 +15,7 @@ from instruction_gate.lint.imports import REASONS, Import
 from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
 from instruction_gate.commands.doctor_setup import PROJECT_CONFIG, project_config
-from instruction_gate.reference_agent.explain import AGENTS, as_json, explain, import_notes, outside_files
+from instruction_gate.reference_agent.explain import AGENTS, as_json, bytes_sent, explain, import_notes, outside_files
 from instruction_gate.console import say, safe_json
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
@@ -79,8 +79,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_PASS
     say(f"{quote(repo)} ({tree.label}), task directory: {quote(directory or '.')}")
     for chain in found:
-        total = sum(f.bytes_loaded for f in chain.files if f.path not in outside)
-        say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {total} bytes")
+        inside = [f for f in chain.files if f.path not in outside]
+        total, sent = sum(f.bytes_loaded for f in inside), sum(bytes_sent(f) for f in inside)
+        amount = f"{total} bytes" if sent == total else f"{total} bytes on disk, {sent} bytes sent"
+        say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {amount}")
         show = lambda f, suffix: _show(f, suffix, chain.agent, tree, notes, outside)  # noqa: E731
         for f in chain.files:
             show(f, "  (cut: {0.bytes_loaded} of {0.size} bytes)" if f.truncated else "")
@@ -105,7 +107,9 @@ def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[
         say(f"  {quote(f.path)}  (symlink to {quote(outside[f.path])} outside the repository: the agent loads "
             "whatever is there on the machine; reviewers do not see it)" + suffix.format(f, where=where))
         return
-    say(f"  {quote(f.path)}  {f.size} B" + suffix.format(f, where=where))
+    sent = bytes_sent(f)
+    amount = f"{f.size} B" if sent == f.bytes_loaded else f"{f.size} B on disk, {sent} B sent"
+    say(f"  {quote(f.path)}  {amount}" + suffix.format(f, where=where))
     if f.size > INSTRUCTION_CAP_BYTES:
         say(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
               f"{INSTRUCTION_CAP_BYTES} bytes, the agent more")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from instruction_gate.agents.loading import LOADERS, MODES, LoadSettings, agents_of, names_of
-from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.discovery import LoadedFile, result_fields
 from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.imports import REASONS, Import, imports
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
@@ -124,11 +124,18 @@ def import_notes(tree: Tree, found: list[Chain], settings: LoadSettings = LoadSe
     return notes
 
 
+def bytes_sent(f: LoadedFile) -> int:
+    """What the agent receives of the file, as its adapter reports it in `instruction_bytes`
+    (Gemini CLI trims a context file; decoded text can differ from the bytes on disk)."""
+    return result_fields([f])[1].get(f.path, 0)
+
+
 def _file(f: LoadedFile, outside: dict[str, str]) -> dict[str, Any]:
     if f.path in outside:  # nothing about the target is known: it is never read
         return {"path": f.path, "outside_repository": outside[f.path]}
-    return {"path": f.path, "size": f.size, "bytes_loaded": f.bytes_loaded, "truncated": f.truncated,
-            "over_read_cap": f.size > INSTRUCTION_CAP_BYTES}
+    return {"path": f.path, "size": f.size, "bytes_loaded": f.bytes_loaded,
+            "bytes_sent": bytes_sent(f),
+            "truncated": f.truncated, "over_read_cap": f.size > INSTRUCTION_CAP_BYTES}
 
 
 def as_json(directory: str, found: list[Chain], explained: list[Explained],

@@ -83,6 +83,40 @@ def test_claude_imports_never_leave_the_repository(tmp_path):
     assert [f.path for f in claude_sources(repo, ".")] == ["CLAUDE.md"]
 
 
+def test_claude_loads_a_memory_file_linked_out_of_the_repository(tmp_path):
+    repo = tmp_path / "repo"
+    write(tmp_path, "outside.md", "Outside QWERTY @inside.md @repo/sub/two.md\n")
+    write(tmp_path, "inside.md", "beside the target, outside the working directory\n")
+    write(repo, "CLAUDE.md", "Root rules.\n")
+    write(repo, "sub/inside.md", "in\n")
+    write(repo, "sub/two.md", "two\n")
+    (repo / "sub" / "CLAUDE.md").symlink_to(tmp_path / "outside.md")
+    found = claude_sources(repo, "sub")
+    # Reported under the repository path, sized by what was read; its imports start from the
+    # target's own directory, as the live CLI resolves them.
+    assert [(f.path, f.size, f.bytes_loaded) for f in found] == [
+        ("CLAUDE.md", 12, 12), ("sub/CLAUDE.md", 43, 43), ("sub/two.md", 4, 4)]
+
+
+def test_claude_imports_of_a_linked_memory_file_start_beside_its_target(tmp_path):
+    write(tmp_path, "docs/main.md", "Main @x.md\n")
+    write(tmp_path, "docs/x.md", "docs x\n")
+    write(tmp_path, "x.md", "root x\n")
+    (tmp_path / "CLAUDE.md").symlink_to("docs/main.md")
+    assert [f.path for f in claude_sources(tmp_path, ".")] == ["CLAUDE.md", "docs/x.md"]
+
+
+def test_claude_memory_files_above_the_repository_count_only_for_a_real_run(tmp_path):
+    repo = tmp_path / "repo"
+    write(tmp_path, "CLAUDE.md", "parent\n")
+    write(tmp_path, ".claude/rules/r.md", "parent rule\n")
+    write(tmp_path, "CLAUDE.local.md", "parent local\n")
+    write(repo, "CLAUDE.md", "root\n")
+    assert [f.path for f in claude_sources(repo, ".")] == ["CLAUDE.md"]  # lint and explain: the revision only
+    assert [f.path for f in claude_sources(repo, ".", above_root=True)] == [
+        "../CLAUDE.md", "../.claude/rules/r.md", "../CLAUDE.local.md", "CLAUDE.md"]
+
+
 def test_claude_import_syntax():
     # Punctuation stays part of the path, as the CLI reads it: `@a.md,` names `a.md,`.
     assert claude_imports("see @a.md, mail x@y.com\n@b\\ c.md") == ["a.md,", "b c.md"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,38 @@ def test_a_tool_running_past_the_deadline_is_the_agents_timeout(claude_bin, repo
                    tmp_path, options=FAST_FAIL, timeout=10)
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("agent", "timeout"), run.stderr
     assert SLOW in [command for command, _ in run.commands()]
+
+
+def test_a_memory_file_linked_out_of_the_repository_is_reported(claude_bin, tmp_path):
+    # The provider's request is the truth: the CLI follows the link, sends what is there, and
+    # resolves its imports from the target's directory (`@inside.md` finds nothing there).
+    outside = tmp_path / "elsewhere" / "notes.md"
+    outside.parent.mkdir()
+    outside.write_text("Outside text QWERTY. See @inside.md and @../repo/sub/two.md\n")
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"CLAUDE.md": "Root rules.\n", "sub/inside.md": "Inside.\n", "sub/two.md": "Two.\n",
+                 "docs/main.md": "Main @x.md\n", "docs/x.md": "docs x\n", "sub/x.md": "sub x\n"})
+    (repo.path / "sub" / "CLAUDE.md").symlink_to(outside)
+    (repo.path / "sub" / "CLAUDE.local.md").symlink_to("../docs/main.md")  # inside: imports beside docs/main.md
+    run = run_live("claude", claude_bin, repo.path, [Step("text", text="ok")], tmp_path / "run", cwd="sub")
+    assert run.result["status"] == "completed", run.stderr
+    sent = [(Path(p).relative_to(repo.path).as_posix(), text) for p, text in claude_memory(run.requests[0])]
+    assert any("QWERTY" in text for _, text in sent)
+    assert run.result["instruction_sources"] == [p for p, _ in sent]
+    assert "sub/CLAUDE.md" in run.result["instruction_sources"]
+    assert run.result["instruction_bytes"]["sub/CLAUDE.md"] == len(outside.read_bytes())
+
+
+def test_memory_files_above_the_repository_are_reported(claude_bin, tmp_path):
+    # The CLI walks up to `/`: each directory above the root gives the same files as one inside.
+    for path, text in {"CLAUDE.md": "Parent.\n", ".claude/CLAUDE.md": "Parent dot.\n",
+                       ".claude/rules/r.md": "Parent rule.\n", "CLAUDE.local.md": "Parent local.\n"}.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit({"CLAUDE.md": "Root.\n", "sub/k.txt": "k\n"})
+    run = run_live("claude", claude_bin, repo.path, [Step("text", text="ok")], tmp_path / "run", cwd="sub")
+    assert run.result["status"] == "completed", run.stderr
+    sent = [Path(os.path.relpath(p, repo.path)).as_posix() for p, _ in claude_memory(run.requests[0])]
+    assert run.result["instruction_sources"] == sent
+    assert sent[:4] == ["../CLAUDE.md", "../.claude/CLAUDE.md", "../.claude/rules/r.md", "../CLAUDE.local.md"]

@@ -40,8 +40,8 @@ def test_json_shows_truncation_at_the_codex_budget_and_reads_a_commit(git_repo, 
     data = json.loads(out)
     assert code == 0 and [c["agent"] for c in data["chains"]] == ["codex"]
     [loaded] = data["chains"][0]["files"]
-    assert loaded == {"path": "AGENTS.md", "size": len(big), "bytes_loaded": 32 * 1024, "truncated": True,
-                      "over_read_cap": False}
+    assert loaded == {"path": "AGENTS.md", "size": len(big), "bytes_loaded": 32 * 1024, "bytes_sent": 32 * 1024,
+                      "truncated": True, "over_read_cap": False}
     assert data["directives"][0]["kind"] == "run" and data["directives"][0]["line"] == 3
 
 
@@ -105,7 +105,7 @@ def test_load_settings_flags_later_files_symlinks_and_unloadable_imports(git_rep
     assert "  CONTEXT.md  4 B" in gemini
     assert gemini.count("a.md  2 B") == 1  # docs/a.md and shared/a.md are one file
     assert "@docs/gone.md: not loaded (no such file); the model reads an import-failure text in its place" in gemini
-    assert "svc/GEMINI.md  4 B  (later: once the agent touches files in svc/)" in gemini
+    assert "svc/GEMINI.md  4 B on disk, 3 B sent  (later: once the agent touches files in svc/)" in gemini
     data = json.loads(explained(capsys, "--repo", str(repo), "--agent", "gemini", "--json")[1])
     [chain] = data["chains"]
     assert [f["path"] for f in chain["later"]] == ["svc/GEMINI.md"]
@@ -148,7 +148,9 @@ def test_a_link_out_of_the_repository_is_listed_for_the_agents_that_follow_it_ne
                "there on the machine; reviewers do not see it)"
         for agent in ("Codex", "Gemini CLI", "OpenCode"):
             assert f"e/AGENTS.md  {note}" in chains[agent], (agent, out)
-        assert "e/CLAUDE.md" not in chains["Claude Code"]  # Claude Code loads no file whose real path is outside
+        # Claude Code follows a memory file's link out of the repository too (the live CLI sends it).
+        assert "e/CLAUDE.md  " + note.replace("/nonexistent-ig-target/hostname", "../../elsewhere/CLAUDE.md") \
+            in chains["Claude Code"], out
         assert "3 file(s)" not in chains["Codex"] and f"{len('- Always run `make lint` after editing.')+1} bytes" \
             in chains["Codex"].splitlines()[0]
     data = json.loads(explained(capsys, "--repo", str(repo), "--cwd", "e", "--agent", "codex", "--json")[1])
@@ -208,3 +210,17 @@ def test_an_instruction_file_asked_to_run_itself_is_explained_as_refused(git_rep
     out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")[1]
     directives = out.split("directives")[1]
     assert directives.count("refused by the command policy: ./") == 2 and "runs it" not in directives
+
+
+def test_sizes_say_on_disk_and_sent_where_the_agent_sends_other_bytes(git_repo, capsys):
+    # Gemini CLI trims a context file: the adapter reports the trimmed bytes, so does explain.
+    text = "# Rules\n\n- Run `make test`.\n\n\n"
+    git_repo.commit({"GEMINI.md": text, "AGENTS.md": text}, "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "all")
+    sent = len(text.strip())
+    gemini = out.split("Gemini CLI:")[1].split("\n\n")[0]
+    assert f"2 file(s), {2 * len(text)} bytes on disk, {2 * sent} bytes sent" in gemini
+    assert f"GEMINI.md  {len(text)} B on disk, {sent} B sent" in gemini
+    assert f"AGENTS.md  {len(text)} B\n" in out.split("Codex:")[1]  # Codex sends the file as it is
+    data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--agent", "gemini", "--json")[1])
+    assert [(f["size"], f["bytes_sent"]) for f in data["chains"][0]["files"]] == [(len(text), sent)] * 2
