@@ -70,7 +70,7 @@ def _roots(tree: Tree, settings: LoadSettings, instruction_paths: tuple[str, ...
 
 
 def outside_files(tree: Tree, settings: LoadSettings = LoadSettings()) -> dict[str, str]:
-    """Instruction files that are links out of the repository -> their targets as written: real
+    """Instruction files that are links out of the repository -> their targets as written:
     every agent (Codex, Claude Code, Gemini CLI, OpenCode) loads whatever is there; no reviewer sees it."""
     return outside_links(tree, _roots(tree, settings))
 
