@@ -10,6 +10,7 @@ import pytest
 from instruction_gate.lint.codeblocks import code_blocks, not_commands
 from instruction_gate.mutations.edits import contradiction, stale_command, truncate_tail
 from instruction_gate.mutations.operators import OPERATORS, generate
+from instruction_gate.mutations.structure import delete_rule
 
 TREE = ("```\n.claude-plugin/\n└── marketplace.json          # registry\n\nplugins/\n├── elixir/\n"
         "│   ├── scripts/\n│   │   └── post-edit.sh\n└── core/\n```\n")
@@ -113,6 +114,12 @@ def test_truncate_in_the_middle_never_cuts_a_code_block_in_half():
     doc = "# T\n\n- Run `make test`.\n\n```bash\n" + "make lint\n" * 40 + "```\n\n- Never push.\n"
     (mutant,) = truncate_tail({"AGENTS.md": doc.encode()})
     assert mutant.changes["AGENTS.md"].decode() == "# T\n\n- Run `make test`.\n\n"
+
+
+def test_delete_rule_never_splits_an_inline_code_span():
+    doc = '# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. Run `make test` first.\n'
+    kept = sorted(m.changes["AGENTS.md"].decode() for m in delete_rule({"AGENTS.md": doc.encode()}))
+    assert kept == ['# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. ', "# R\n\nRun `make test` first.\n"]
 
 
 def test_no_operator_mutant_empties_a_file():
