@@ -27,7 +27,7 @@ def _pairing(text: str) -> tuple[bool, bool]:
 
 def whole_clause(before: str, action: str, written: str = "") -> str | None:
     """The action cleaned of trailing punctuation, when the directive opens a clause of its own:
-    nothing left open before it in its block (not "(don't batch)" inside parentheses, a quote or
+    nothing left open before it in its sentence (not "(don't batch)" inside parentheses, a quote or
     a code span), its own brackets, backticks and quotes paired, and no introduction to what
     follows ("Always run these:", the colon seen in `written`, the directive as written with its
     trailing punctuation). None otherwise: the opposite of a fragment is no grammatical rule."""

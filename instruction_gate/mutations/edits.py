@@ -105,9 +105,12 @@ def contradiction(files: Files) -> Iterator[Mutant]:
         lines, blocks = markdown.lines(text), markdown.blocks(text)
         for directive in directives(text):
             block = _block_of(text, blocks, directive.line)
-            if block is None or block.kind not in ("item", "paragraph") or codeblocks.in_code(text, block.start, block.end):
+            if block is None or block.kind not in ("item", "paragraph") or \
+                    codeblocks.in_code(text, block.start, block.end):
                 continue
-            action = whole_clause(text[block.start:directive.start], directive.raw_action,
+            sentence = max((a for a, _ in markdown.sentences(text, block.start, block.end) if a <= directive.start),
+                           default=block.start)
+            action = whole_clause(text[sentence:directive.start], directive.raw_action,
                                   text[directive.start:directive.end])
             if action is None or not _WORD.search(markdown.without_code_spans(action)):
                 continue

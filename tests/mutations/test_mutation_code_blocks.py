@@ -119,11 +119,13 @@ def test_truncate_in_the_middle_never_cuts_a_code_block_in_half():
 def test_delete_rule_never_splits_an_inline_code_span():
     doc = '# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. Run `make test` first.\n'
     kept = sorted(m.changes["AGENTS.md"].decode() for m in delete_rule({"AGENTS.md": doc.encode()}))
-    assert kept == ['# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. ', "# R\n\nRun `make test` first.\n"]
+    assert kept == ['# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. ',
+                    "# R\n\nRun `make test` first.\n"]
 
 
 def test_no_operator_mutant_empties_a_file():
-    for doc in ("Run `make test`.\n", "```bash\nmake test\n```\n\nAlways run `make test`.\n", "# Rules\n\nNever push.\n"):
+    docs = ("Run `make test`.\n", "```bash\nmake test\n```\n\nAlways run `make test`.\n", "# Rules\n\nNever push.\n")
+    for doc in docs:
         for mutant in generate({"AGENTS.md": doc.encode()}):
             assert all((data or b"").strip() for data in mutant.changes.values()), mutant.id
 
@@ -143,6 +145,8 @@ def test_contradiction_skips_a_directive_that_is_no_whole_clause(line, fragment)
 
 
 def test_contradiction_inverts_a_whole_clause_into_a_grammatical_rule():
-    doc = "# Rules\n\n- Always run `make test` (the fast suite) before pushing.\n- Docs: never edit `dist/`.\n"
+    doc = ("# Rules\n\n- Always run `make test` (the fast suite) before pushing.\n- Docs: never edit `dist/`.\n\n"
+           "Ranges read [start, end( here. Never skip `make lint`.\n")
     inserted = sorted(m.description.split('"')[1] for m in contradiction({"AGENTS.md": doc.encode()}))
-    assert inserted == ["- Always edit `dist/`.", "- Never run `make test` (the fast suite) before pushing."]
+    assert inserted == ["- Always edit `dist/`.", "- Never run `make test` (the fast suite) before pushing.",
+                        "Always skip `make lint`."]  # what an earlier sentence leaves open does not count
