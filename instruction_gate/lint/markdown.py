@@ -178,10 +178,11 @@ def sections(text: str) -> list[Section]:
 
 
 def sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    """Sentence spans (offsets) inside a paragraph; each span keeps its trailing space."""
+    """Sentence spans (offsets) inside a paragraph; each span keeps its trailing space. A full
+    stop inside a code span (`git commit -m "Fix. Add"`) ends no sentence."""
     spans, cursor = [], start
-    for match in _SENTENCE_END.finditer(text, start, end):
-        spans.append((cursor, match.end()))
-        cursor = match.end()
+    for match in _SENTENCE_END.finditer(mask_in_code_spans(text[start:end], ".!?")):
+        spans.append((cursor, start + match.end()))
+        cursor = start + match.end()
     spans.append((cursor, end))
     return [(a, b) for a, b in spans if text[a:b].strip()]

@@ -5,9 +5,10 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from instruction_gate.lint import markdown
+from instruction_gate.lint import codeblocks, markdown
 from instruction_gate.lint.directives import directives
 from instruction_gate.lint.references import references
+from instruction_gate.mutations.clauses import whole_clause
 from instruction_gate.mutations.model import Files, Mutant, decode, snippet
 from instruction_gate.mutations.structure import rule_spans
 
@@ -34,17 +35,28 @@ def truncate_tail(files: Files, offset: int | None = None) -> Iterator[Mutant]:
 
 
 def _middle_line_start(data: bytes) -> int | None:
+    """The line start after the middle, moved back to the start of a code block it falls in: a
+    cut of our choosing never leaves half an example (an agent's cap, given as offset, may)."""
     newline = data.find(b"\n", len(data) // 2)
-    return newline + 1 if 0 <= newline < len(data) - 1 else None
+    if not 0 <= newline < len(data) - 1:
+        return None
+    text = decode(data)
+    if text.encode() != data:
+        return newline + 1  # not UTF-8: character offsets would not map back to bytes
+    at = len(data[:newline + 1].decode())  # the cut in characters, as code blocks count
+    block = next((b for b in codeblocks.code_blocks(text) if b.start < at < b.end), None)
+    return (len(text[:block.start].encode()) or None) if block else newline + 1
 
 
 def stale_command(files: Files) -> Iterator[Mutant]:
     """Rename one referenced command (make target, script, tox env, nox session, script path)
-    everywhere in its file, so the instructions point to something that does not exist."""
+    everywhere in its file, so the instructions point to something that does not exist. Code
+    examples (a program's code, a drawn directory tree) are left as written: they show, not instruct."""
     for path, data in sorted(files.items()):
         text = decode(data)
         groups: dict[tuple[str, str], list] = {}
-        for ref in references(text):
+        skipped = codeblocks.not_commands(text)
+        for ref in (r for r in references(text) if r.line not in skipped):
             groups.setdefault((ref.kind, ref.name), []).append(ref)
         line_starts = {ln.number: ln.start for ln in markdown.lines(text)}
         for (kind, name), refs in groups.items():
@@ -85,16 +97,22 @@ def contradiction(files: Files) -> Iterator[Mutant]:
     The opposite goes after the whole block holding the directive, in that block's own form: an
     item of the same list (its marker and indentation, even when the directive sits on a
     continuation line), or a sentence of the same paragraph. A directive whose action says nothing
-    outside code spans ("Always `test_parse_dates`." in a naming example) is no rule to invert.
+    outside code spans ("Always `test_parse_dates`." in a naming example) is no rule to invert, and
+    neither is one that is no whole clause (see `whole_clause`); nothing is inserted into code.
     """
     for path, data in sorted(files.items()):
         text = decode(data)
         lines, blocks = markdown.lines(text), markdown.blocks(text)
         for directive in directives(text):
-            action = directive.raw_action.rstrip(".")
             block = _block_of(text, blocks, directive.line)
-            if block is None or block.kind not in ("item", "paragraph") or not _WORD.search(
-                    markdown.without_code_spans(action)):
+            if block is None or block.kind not in ("item", "paragraph") or \
+                    codeblocks.in_code(text, block.start, block.end):
+                continue
+            sentence = max((a for a, _ in markdown.sentences(text, block.start, block.end) if a <= directive.start),
+                           default=block.start)
+            action = whole_clause(text[sentence:directive.start], directive.raw_action,
+                                  text[directive.start:directive.end])
+            if action is None or not _WORD.search(markdown.without_code_spans(action)):
                 continue
             marker = _ITEM_MARKER.match(lines[block.line - 1].text) if block.kind == "item" else None
             action = action[:1].lower() + action[1:]  # an imperative's verb follows the new marker word

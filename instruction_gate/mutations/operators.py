@@ -65,13 +65,16 @@ def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[
 def generate(files: Files, operator_names: Iterable[str] = OPERATORS, patch_paths: Iterable[Path] = (),
              truncate_at: int | None = None) -> list[Mutant]:
     """Every mutant of the patch files and the operators (in that order), each unique and each a
-    real change."""
+    real change. No operator's mutant deletes or empties a file: that tests "no instructions at
+    all", not the rule the operator names (a patch file may, as its author chose)."""
     mutants: dict[str, Mutant] = {}
     sources = [patch_mutants(files, patch_paths)] + [op(files) for _, op in resolve(operator_names, truncate_at)]
     for source in sources:
         for mutant in source:
             if all(files.get(p) == d for p, d in mutant.changes.items()):
                 continue  # equivalent to the base: could never be killed
+            if mutant.operator != "patch" and any(not (d or b"").strip() for d in mutant.changes.values()):
+                continue
             mutants.setdefault(mutant.id, mutant)
     return list(mutants.values())
 

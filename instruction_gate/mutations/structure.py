@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from instruction_gate.lint import markdown
+from instruction_gate.lint import codeblocks, markdown
 from instruction_gate.lint.directives import directives
 from instruction_gate.mutations.model import Files, Mutant, decode, snippet
 
@@ -22,7 +22,9 @@ def rule_spans(text: str) -> list[tuple[int, int, int]]:
     """(start, end, line) of each rule: a list item or a prose sentence that says what to do,
     i.e. holds a directive (always/never/must/should..., an imperative such as "Run `make test`.")
     or starts with an imperative verb. Headings and descriptions ("`vendor/` holds vendored
-    code.") are not rules: deleting them breaks nothing a task could depend on."""
+    code.") are not rules: deleting them breaks nothing a task could depend on. Nothing inside or
+    overlapping a code block is a rule (an indented block or a deeply nested fence reads as prose
+    to the block reader)."""
     starts = [d.start for d in directives(text)]
 
     def instructs(start: int, end: int) -> bool:
@@ -38,7 +40,7 @@ def rule_spans(text: str) -> list[tuple[int, int, int]]:
         elif block.kind == "paragraph":
             spans += [(start, end, markdown.line_of(text, start))
                       for start, end in markdown.sentences(text, block.start, block.end) if instructs(start, end)]
-    return spans
+    return [span for span in spans if not codeblocks.in_code(text, span[0], span[1])]
 
 
 def delete_rule(files: Files) -> Iterator[Mutant]:
@@ -63,6 +65,8 @@ def delete_section(files: Files) -> Iterator[Mutant]:
         text = decode(data)
         sections = markdown.sections(text)
         for section in sections:
+            if codeblocks.in_code(text, section.start):
+                continue  # a `#` comment in code the block reader took for a heading
             start, end, what = section.start, section.end, "section"
             if not (text[:start] + text[end:]).strip():
                 first_subsection = next((s.start for s in sections if start < s.start < end), None)
