@@ -25,7 +25,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.reference_agent import blocks
 from instruction_gate.reference_agent.command_text import is_command, is_known_program, picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    ABOVE, APPLIES_TOO, APPROVE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
+    ABOVE, APPLIES_TOO, APPROVE_LEAD, CATALOGUE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
     EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
     POSTFIX, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
@@ -294,7 +294,8 @@ def parse(text: str, source: str) -> list[Directive]:
             low = clause.lower()
             aside = bool(SITUATION.search(BEFORE_FINISHING.sub(" ", low)) or OCCASIONAL.search(low))
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
-                _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())):
+                _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
+                or CATALOGUE_LEAD.match(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return directives
 

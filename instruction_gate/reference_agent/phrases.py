@@ -119,6 +119,9 @@ ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|o
                             # (not "Creating a pull request" or "Adding code": those are every change's)
                             r"|(?:^|(?<=/ ))(?:adding|creating|porting|migrating|upgrading|bumping|renaming|removing|"
                             r"deprecating)\b(?![^/]*\b(?:pr|pull\s+requests?|commits?|changes?|code)\b)")
+#: A title-only lead-in to a catalogue ("**Common Patterns**:", "Examples:"): its items describe how
+#: code is written or what a script does ("File filtering: Check extensions with `grep -qE …`"), not steps.
+CATALOGUE_LEAD = re.compile(r"^[\W_]*(?:[\w-]+\s+){0,3}?(?:patterns?|idioms|recipes|snippets|examples?|tips)[\W_]*:[\W_]*$")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
 FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".

@@ -331,3 +331,11 @@ def test_checklist_outcomes_and_commands_written_in_full_above():
 ])
 def test_pointer_to_another_instruction_file(text, expected):
     assert kinds(text) == expected
+
+
+def test_a_catalogue_of_patterns_describes_code_it_asks_nothing_to_run():
+    text = ("## Hook Script Best Practices\n\n**Common Patterns**:\n"
+            "- Dependency detection: Use `grep -qE '{:dep' mix.exs` to check for specific dependency\n"
+            "- File filtering: Check file extensions with `grep -qE '\\.(ex|exs)$'`\n\n"
+            "Steps:\n- Lint your changes with `mix credo`\n")
+    assert kinds(text) == [("run", "mix credo")]
