@@ -29,7 +29,7 @@ from instruction_gate.reference_agent.phrases import (
     EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
     POSTFIX, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
-    TASK_START, TESTS, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
+    TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
     WITHOUT_APPROVAL,
 )
 
@@ -150,7 +150,7 @@ def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Mat
 
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
     """Commands the clause orders run, and whether they run the tests."""
-    if match := TEST_LABEL.match(low) or LABELLED_TEST.match(low):
+    if match := TEST_LABEL.match(low) or LABELLED_TEST.match(low) or TESTS_PASS_COMMAND.search(low):
         return [codes[int(match.group(1))]], True
     if match := SETUP_LABEL.match(low):
         return [codes[int(match.group(1))]], False

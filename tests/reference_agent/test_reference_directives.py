@@ -339,3 +339,13 @@ def test_a_catalogue_of_patterns_describes_code_it_asks_nothing_to_run():
             "- File filtering: Check file extensions with `grep -qE '\\.(ex|exs)$'`\n\n"
             "Steps:\n- Lint your changes with `mix credo`\n")
     assert kinds(text) == [("run", "mix credo")]
+
+
+@pytest.mark.parametrize(("item", "expected"), [
+    ("- **Test (Zig):** `zig build test`", [("test_command", "zig build test")]),
+    ("- Tests (core): `cargo test -p core`", [("test_command", "cargo test -p core")]),
+    ("- Ensure all unit tests pass (`go test ./...`)", [("test_command", "go test ./..."), ("verify", None)]),
+    ("- **Test (single file):** `pytest tests/test_x.py`", []),  # a qualifier naming one situation
+])
+def test_a_qualified_test_label_and_a_pass_check_name_the_test_command(item, expected):
+    assert kinds(item + "\n") == expected
