@@ -126,6 +126,13 @@ ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|o
 #: A title-only lead-in to a catalogue ("**Common Patterns**:", "Examples:"): its items describe how
 #: code is written or what a script does ("File filtering: Check extensions with `grep -qE …`"), not steps.
 CATALOGUE_LEAD = re.compile(r"^[\W_]*(?:[\w-]+\s+){0,3}?(?:patterns?|idioms|recipes|snippets|examples?|tips)[\W_]*:[\W_]*$")
+#: "Test AppleScript support: (1) Build with `x` (2) …": a label introducing numbered steps; the steps
+#: are that one task's recipe unless the label names the every-change routine (GENERIC_PROCEDURE).
+PROCEDURE_LABEL = re.compile(r"^[\W_]*([a-z][\w ./'-]{2,40}?)[*_]*:[*_\s]*(?:\(1\)|1[.)])\s")
+GENERIC_PROCEDURE = re.compile(r"(?:to\s+)?(?:run(?:ning)?\s+)?(?:the\s+|all\s+)?(?:tests?|testing|test\s+suite|checks?|"
+                               r"verification|verify|validation|validate|setup|set\s*up|installation|build(?:ing)?|"
+                               r"workflow|development|(?:test|verify|check|validate)\s+(?:your|the|all|any)\s+"
+                               r"(?:changes?|code|work))")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
 FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".

@@ -349,3 +349,17 @@ def test_a_catalogue_of_patterns_describes_code_it_asks_nothing_to_run():
 ])
 def test_a_qualified_test_label_and_a_pass_check_name_the_test_command(item, expected):
     assert kinds(item + "\n") == expected
+
+
+def test_a_prohibition_with_an_exception_is_no_blanket_ban():
+    text = ("- If code outside `macos/` changed, use `zig build -Demit-macos-app=false` to build the library.\n"
+            "- Use `macos/build.nu` to build the app, do not use `zig build`\n"
+            "  (except to build the underlying library as mentioned above).\n"
+            "- Never use `npm`, except when told so.\n- Never run `git push --force`.\n")
+    assert [k for k in kinds(text) if k[0] == "forbid_command"] == [("forbid_command", "git push --force")]
+
+
+def test_numbered_steps_under_a_label_for_one_task_are_that_tasks():
+    text = ("- Run unit tests directly with `macos/build.nu --action test`\n"
+            "- Test AppleScript support:\n  (1) Build with `macos/build.nu`\n  (2) Launch the app\n")
+    assert kinds(text) == [("test_command", "macos/build.nu --action test")]
