@@ -208,3 +208,14 @@ def test_an_instruction_file_asked_to_run_itself_is_explained_as_refused(git_rep
     out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")[1]
     directives = out.split("directives")[1]
     assert directives.count("refused by the command policy: ./") == 2 and "runs it" not in directives
+
+
+def test_a_nested_files_root_relative_paths_are_shown_resolved(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# Root\n", "bin/fmt": "#!/bin/sh\n", "go/ai/gen.go": "package ai\n",
+                     "go/AGENTS.md": "- Always run `bin/fmt`.\n- Do not edit `go/ai/gen.go`.\n- Always run `go vet ./...`.\n"},
+                    "nested")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", "go", "--agent", "codex")
+    assert code == 0
+    assert "go/AGENTS.md:1  run `bin/fmt`: runs it in the repository root" in out
+    assert "go/AGENTS.md:2  do not edit `go/ai/gen.go`: leaves matching files alone: go/ai/gen.go" in out
+    assert "go/AGENTS.md:3  run `go vet ./...`: runs it in go/" in out
