@@ -4,12 +4,14 @@ Writers of `go/GEMINI.md` often name paths from the repository root (`go/ai/gen.
 while the file sits in `go/`. One rule, the same the lint's IG002 uses to decide a path exists:
 a path is relative to the directory of the file that declares it when it exists there, else
 relative to the repository root when it exists there (the writer meant the root). A protected
-path that exists in neither place is protected under both spellings. A command whose program is
+path that exists in neither place is protected under both spellings; a glob exists where its
+literal leading directories do (`*.md` is the file's own directory's). A command whose program is
 a path that only the root has (`macos/build.nu` in `macos/AGENTS.md`) runs from the root.
 """
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import shlex
 from typing import Callable
@@ -25,11 +27,15 @@ def _inside(path: str) -> str | None:
 def spellings(directory: str, path: str, exists: Exists) -> list[str]:
     """Repository-relative spellings of `path`, written in a file whose paths start at `directory`:
     the one that exists (the file's directory first), else every one inside the repository."""
-    relative = _inside(posixpath.join(directory, path.lstrip("/")))
-    from_root = _inside(path.lstrip("/")) if directory not in ("", ".") else None
-    candidates = [p for p in dict.fromkeys((relative, from_root)) if p is not None]
-    existing = next((p for p in candidates if exists(p)), None)
-    return [existing] if existing else candidates
+    written = path.lstrip("/")
+    bases = [directory] + ([""] if directory not in ("", ".") else [])
+    candidates = {spelled: base for base in bases if (spelled := _inside(posixpath.join(base, written))) is not None}
+    # A glob exists where its literal leading directories do (`*.md`: the file's own directory).
+    literal = "/".join(itertools.takewhile(lambda part: not any(c in part for c in "*?["), written.split("/")))
+    probe = (lambda spelled, base: exists(posixpath.normpath(posixpath.join(base, literal)))) if literal != written \
+        else (lambda spelled, base: exists(spelled))
+    found = next((spelled for spelled, base in candidates.items() if probe(spelled, base)), None)
+    return [found] if found else list(candidates)
 
 
 def _program(command: str) -> str | None:

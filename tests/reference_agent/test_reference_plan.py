@@ -82,3 +82,10 @@ def test_a_step_said_twice_runs_once():
                     ("sub/AGENTS.md", "- Always run `make lint` after editing.\n")])
     assert [(c.text, c.cwd, c.line) for c in plan.run] == [("./setup.sh", ".", 1), ("make lint", ".", 3),
                                                           ("make lint", "sub", 1)]
+
+
+def test_a_glob_in_a_nested_file_is_resolved_by_its_literal_directories():
+    present = {"docs", "go/src", "go", "schema"}
+    files = [("go/AGENTS.md", "- Do not edit `*.md`.\n- Never modify `src/**`.\n- Never change `schema/*.json`.\n")]
+    plan = build_plan(files, {}.get, exists=present.__contains__)
+    assert plan.protected_globs == ["go/*.md", "go/src/**", "schema/*.json"]
