@@ -91,7 +91,12 @@ class ReferenceAgent:
                     self._note_unloadable_imports(loaded.path, data, loader.imports.parse)
         sources, sizes = result_fields(loaded_files.values())
         self.instruction_names = frozenset(Path(p).name for p in loaded_files)
-        return build_plan(files, self._read_document, self.skip), sources, sizes
+        return build_plan(files, self._read_document, self.skip, self._exists), sources, sizes
+
+    def _exists(self, path: str) -> bool:
+        """Whether a repository-relative path is in the repository (never through a link out of it)."""
+        target = self.repo_root / path
+        return target.exists() and target.resolve().is_relative_to(self.repo_root.resolve())
 
     def _note_unloadable_imports(self, path: str, data: bytes, parse: Callable[[str], list[str]]) -> None:
         # An import no file can answer (a NUL or control character in it) is skipped, as the

@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from instruction_gate.agents.loading import LoadSettings, names_of
-from instruction_gate.reference_agent import build_tools, program_rules, runners
+from instruction_gate.reference_agent import build_tools, output_paths, program_rules, runners
 from instruction_gate.reference_agent.program_rules import CLUSTERS, CODE_URL, REFUSED, SUBCOMMANDS, is_option
 
 #: Instruction files of every supported agent; names a run loaded (configured fallbacks) are added.
@@ -102,7 +102,8 @@ def _bun_run_target(argv: list[str]) -> str | None:
     return _subcommand("bun", ["bun", *argv[argv.index("run") + 1:]]) or ""
 
 
-def _argument_refusal(family: str, arg: str, repo_root: Path, cwd: Path, extra_names: frozenset[str]) -> str | None:
+def _argument_refusal(family: str, arg: str, repo_root: Path, cwd: Path, extra_names: frozenset[str],
+                      temp_output: bool = False) -> str | None:
     if any(is_option(arg, option) for option in REFUSED.get(family, ())):
         return f"{arg} would run code that is not the project's"
     if family == "make" and arg.startswith("-") and not arg.startswith("--") and any(f in CLUSTERS["make"] for f in arg[1:]):
@@ -115,7 +116,7 @@ def _argument_refusal(family: str, arg: str, repo_root: Path, cwd: Path, extra_n
         return f"{arg} is an instruction file (or a pattern matching one)"
     if arg.startswith("@") and len(arg) > 1 and family not in _AT_IS_A_NAME:
         return f"{arg}: arguments read from a file (@argfile) are not the command the instructions show"
-    if _outside(arg, repo_root, cwd):
+    if not temp_output and _outside(arg, repo_root, cwd):
         return f"{arg} is outside the repository"
     return None
 
@@ -136,9 +137,12 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path, instruction_names: froz
         family = build_tools.WRAPPERS.get(name, "")  # the project's own script: its arguments are its business
     elif name not in _PROGRAMS:
         return f"{name} is not on the reference agent's allowlist"
-    for arg in argv[1:]:
-        if why := _argument_refusal(family, arg, repo_root, cwd, instruction_names):
+    writes, temp_outputs = output_paths.refusal(family, argv, repo_root, cwd)
+    for position, arg in enumerate(argv[1:], start=1):
+        if why := _argument_refusal(family, arg, repo_root, cwd, instruction_names, position in temp_outputs):
             return why
+    if writes:
+        return writes
     judge = lambda inner: refusal(inner, repo_root, cwd, instruction_names)  # noqa: E731
     scripts = program_rules.package_scripts(repo_root, cwd) if family in ("pnpm", "yarn", "bun") else set()
     if _subcommand(family, argv) in scripts - (program_rules.BUN_COMMANDS if family == "bun" else set()):

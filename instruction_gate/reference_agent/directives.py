@@ -25,11 +25,11 @@ from instruction_gate.lint import markdown
 from instruction_gate.reference_agent import blocks
 from instruction_gate.reference_agent.command_text import is_command, is_known_program, picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    ABOVE, APPLIES_TOO, APPROVE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
-    EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD,
+    ABOVE, APPLIES_TOO, APPROVE_LEAD, CATALOGUE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
+    EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
-    POSTFIX, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
-    TASK_START, TESTS, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
+    POSTFIX, PROCEDURE_LABEL, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
+    TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
     WITHOUT_APPROVAL,
 )
 
@@ -103,9 +103,11 @@ def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: st
         return _protected(low, codes, negation, edit, clause, subject)
     if verb := FORBID_VERB.search(low, negation.end()):
         slots = list(SLOT_RE.finditer(low, verb.end()))
-        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)",
-                              low[slots[-1].end():]):
-            return []  # scoped to a purpose or a place ("Do not use `curl` to test HMR"): not a blanket ban
+        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)|"
+                              r"[\s,]*[(—–-]?\s*(?:except|other\s+than|apart\s+from)\b", low[slots[-1].end():]):
+            # scoped to a purpose or a place ("Do not use `curl` to test HMR"), or with an exception
+            # ("do not use `zig build` (except to build the library)"): not a blanket ban
+            return []
         # the list right after the verb: "Never use `npm`, use `pnpm` instead" bans npm only
         if not slots:
             return _bare_programs(low[verb.end():])  # "Never use pip"
@@ -150,7 +152,7 @@ def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Mat
 
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
     """Commands the clause orders run, and whether they run the tests."""
-    if match := TEST_LABEL.match(low) or LABELLED_TEST.match(low):
+    if match := TEST_LABEL.match(low) or LABELLED_TEST.match(low) or TESTS_PASS_COMMAND.search(low):
         return [codes[int(match.group(1))]], True
     if match := SETUP_LABEL.match(low):
         return [codes[int(match.group(1))]], False
@@ -186,6 +188,10 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         return _prohibition(low, codes, negation, clause, subject)
     if ASIDE_SECTION.search(section):
         return []  # tips, troubleshooting, quick references: commands for when they are needed
+    if (procedure := PROCEDURE_LABEL.match(low)) and not (
+            GENERIC_PROCEDURE.fullmatch(label := procedure.group(1).strip()) or BEFORE_FINISHING.search(label)
+            or CHECKLIST.search(label)):
+        return []  # "Test AppleScript support: (1) Build with `x`": that one task's steps
     if (applies := APPLIES_TOO.match(low)) and BARE_DOC.fullmatch(codes[int(applies.group(1))]):
         return [("read", codes[int(applies.group(1))])]  # "The root `AGENTS.md` applies here too"
     if (suite := SUITE_CONDITION.match(low)) and runnable_as_written(codes[int(suite.group(1))]):
@@ -294,7 +300,8 @@ def parse(text: str, source: str) -> list[Directive]:
             low = clause.lower()
             aside = bool(SITUATION.search(BEFORE_FINISHING.sub(" ", low)) or OCCASIONAL.search(low))
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
-                _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())):
+                _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
+                or CATALOGUE_LEAD.match(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return directives
 

@@ -17,7 +17,8 @@ from instruction_gate.agents.discovery import LoadedFile, result_fields
 from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.imports import REASONS, Import, imports
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
-from instruction_gate.lint.tree import Tree, outside_links, real_path
+from instruction_gate.lint.tree import Tree, directories, outside_links, real_path
+from instruction_gate.reference_agent import path_base
 from instruction_gate.reference_agent.command_env import describe, prepare
 from instruction_gate.reference_agent.directives import Directive
 from instruction_gate.reference_agent.plan import Plan, build_plan
@@ -56,10 +57,12 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
         data = tree.read(path)
         return None if data is None else data.decode("utf-8", errors="replace")
 
-    plan = build_plan(files, read_document)
+    every = tree.files()
+    present = every | directories(every)
+    plan = build_plan(files, read_document, exists=lambda path: posixpath.normpath(path) in present)
     loaded = {path for path, _ in files}
     return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded),
-                                   plan.directory_of(d.source) if d.kind in ("run", "test_command") else None)
+                                   plan.command_directory(d.argument or "", d.source) if d.kind in ("run", "test_command") else None)
                          for d in plan.followed]
 
 
@@ -76,14 +79,18 @@ def outside_files(tree: Tree, settings: LoadSettings = LoadSettings()) -> dict[s
 
 
 def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] | set[str] = frozenset()) -> str:
-    if d.kind == "read" and _relative(d) in loaded:
+    if d.kind == "read" and _relative(d, plan) in loaded:
         return "already loaded as an instruction file"
+    if d.kind in ("protect_path", "approve_edit") and posixpath.dirname(d.source):
+        what = "leaves matching files alone" if d.kind == "protect_path" else "asks before editing matching files"
+        where = path_base.spellings(posixpath.dirname(d.source), d.argument or "", plan.exists)
+        return f"{what}: {' or '.join(quote(p) for p in where)}"  # a nested file's path, as resolved
     if d.kind not in ("run", "test_command"):
         verify = "runs the test command at the end" if plan.test else "nothing to run: no test command was found"
         return {"verify": verify, "forbid_command": "never runs matching commands",
                 "protect_path": "leaves matching files alone", "approve_command": "asks before running it",
                 "approve_edit": "asks before editing matching files",
-                "read": "reads it" if _relative(d) in plan.documents else "not found: cannot read it"}[d.kind]
+                "read": "reads it" if _relative(d, plan) in plan.documents else "not found: cannot read it"}[d.kind]
     command = d.argument or ""
     if d.kind == "test_command" and (plan.test is None or plan.test.text != command):
         return "superseded by a later test command"
@@ -91,7 +98,7 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
         return f"not run: forbidden by {forbidden.source}:{forbidden.line}"
     if approval := plan.approval_for(command):
         return f"not run: asks for approval ({approval.source}:{approval.line})"
-    where = plan.directory_of(d.source)
+    where = plan.command_directory(command, d.source)
     invocation = prepare(command, repo_root, repo_root / where,
                          instruction_names=frozenset(posixpath.basename(p) for p in loaded))
     if invocation.refused:
@@ -104,8 +111,9 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
     return f"runs it at the end when asked to verify, {how}" if d.kind == "test_command" else f"runs it {how}"
 
 
-def _relative(d: Directive) -> str:
-    return posixpath.normpath(posixpath.join(posixpath.dirname(d.source), (d.argument or "").lstrip("/")))
+def _relative(d: Directive, plan: Plan) -> str:
+    spelled = path_base.spellings(posixpath.dirname(d.source), d.argument or "", plan.exists)
+    return spelled[0] if spelled else ""
 
 
 def import_notes(tree: Tree, found: list[Chain], settings: LoadSettings = LoadSettings()) -> dict[tuple[str, str], list[Import]]:

@@ -92,13 +92,17 @@ ENSURE_RUN = re.compile(LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\
 #: "Install dependencies with `X`", "Lint your changes with `X`", "Keep code formatted with `X`".
 TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
-#: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests".
+#: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests",
+#: "**Test (Zig):** `X`" (a qualifier naming a language or part; "(single file)" is a situation, see SITUATION).
 TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+|common\s+|default\s+|core\s+)?(?:(?:tests?|testing|test suite|specs?)"
-                         r"(?:\s*\((?:all|full)\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
+                         r"(?:\s*\([\w .+#/-]{1,24}\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
                          r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
 #: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
 SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|deps|packages|requirements)|setup|"
                           r"set\s+up)\W*:[\s*_]*\x00(\d+)\x00\W*$")
+#: "Ensure all unit tests pass (`go test ./...`)": the command in parentheses is how the tests run.
+TESTS_PASS_COMMAND = re.compile(r"\btests?\b[^.\x00]{0,30}?\bpass(?:es)?\s*\(\s*(?:run\s+|with\s+|via\s+|using\s+)?"
+                                r"\x00(\d+)\x00\s*\)")
 LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
 VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
@@ -119,6 +123,16 @@ ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|o
                             # (not "Creating a pull request" or "Adding code": those are every change's)
                             r"|(?:^|(?<=/ ))(?:adding|creating|porting|migrating|upgrading|bumping|renaming|removing|"
                             r"deprecating)\b(?![^/]*\b(?:pr|pull\s+requests?|commits?|changes?|code)\b)")
+#: A title-only lead-in to a catalogue ("**Common Patterns**:", "Examples:"): its items describe how
+#: code is written or what a script does ("File filtering: Check extensions with `grep -qE …`"), not steps.
+CATALOGUE_LEAD = re.compile(r"^[\W_]*(?:[\w-]+\s+){0,3}?(?:patterns?|idioms|recipes|snippets|examples?|tips)[\W_]*:[\W_]*$")
+#: "Test AppleScript support: (1) Build with `x` (2) …": a label introducing numbered steps; the steps
+#: are that one task's recipe unless the label names the every-change routine (GENERIC_PROCEDURE).
+PROCEDURE_LABEL = re.compile(r"^[\W_]*([a-z][\w ./'-]{2,40}?)[*_]*:[*_\s]*(?:\(1\)|1[.)])\s")
+GENERIC_PROCEDURE = re.compile(r"(?:to\s+)?(?:run(?:ning)?\s+)?(?:the\s+|all\s+)?(?:tests?|testing|test\s+suite|checks?|"
+                               r"verification|verify|validation|validate|setup|set\s*up|installation|build(?:ing)?|"
+                               r"workflow|development|(?:test|verify|check|validate)\s+(?:your|the|all|any)\s+"
+                               r"(?:changes?|code|work))")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
 FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".

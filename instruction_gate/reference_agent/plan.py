@@ -10,7 +10,8 @@ Contradiction rule (documented in `adapters/README.md`):
 
 Commands run in the directory of the instruction file that asks for them (`packages/api/AGENTS.md`
 speaks for `packages/api`); a document it names ("Read `docs/testing.md`") speaks for the same
-directory, not for the document's own.
+directory, not for the document's own. Paths a nested file names that only the repository root
+has are the root's (`path_base`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from instruction_gate import globs
+from instruction_gate.reference_agent import path_base
 from instruction_gate.reference_agent.directives import Directive, parse
 
 #: How deep "read X" may nest (a document naming another document, ...).
@@ -54,12 +56,19 @@ class Plan:
     document_directories: dict[str, str] = field(default_factory=dict)
     followed: list[Directive] = field(default_factory=list)
     skipped: list[Directive] = field(default_factory=list)
+    #: whether a repository-relative path exists (file or directory): where nested files' paths point
+    exists: path_base.Exists = field(default=lambda path: False, repr=False, compare=False)
     #: per directive list, its patterns by first word (rebuilt when the list grows)
     _indexes: dict = field(default_factory=dict, repr=False, compare=False)
 
     def directory_of(self, source: str) -> str:
         """The repository-relative directory commands from `source` run in."""
         return self.document_directories.get(source) or posixpath.dirname(source) or "."
+
+    def command_directory(self, command: str, source: str) -> str:
+        """Where `command`, asked for by `source`, runs: its file's directory, or the root for a
+        program path only the root has (`bin/fmt` written in `go/GEMINI.md`)."""
+        return path_base.command_directory(command, self.directory_of(source), self.exists)
 
     def first_run(self, text: str, cwd: str) -> Command | None:
         """The planned run of `text` in `cwd`, if some directive already asked for it."""
@@ -111,16 +120,15 @@ def _first_match(command: str, directives: list[Directive], indexes: dict) -> Di
     return directives[min(found)] if found else None
 
 
-def _relative_to(source: str, path: str) -> str | None:
-    """`path` as written in `source`, made repository-relative; None when it leaves the repository."""
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(source), path.lstrip("/")))
-    return None if joined == ".." or joined.startswith("../") else joined
+def _relative_to(source: str, path: str, exists: path_base.Exists) -> list[str]:
+    """`path` as written in `source`, made repository-relative (`path_base.spellings`)."""
+    return path_base.spellings(posixpath.dirname(source), path, exists)
 
 
 class _Builder:
     def __init__(self, read_document: Callable[[str], str | None], skip: Callable[[Directive], bool],
-                 loaded: set[str]):
-        self.plan = Plan()
+                 loaded: set[str], exists: path_base.Exists):
+        self.plan = Plan(exists=exists)
         self.read_document = read_document
         self.skip = skip
         self.seen = set(loaded)
@@ -134,9 +142,10 @@ class _Builder:
             self._apply(directive, depth)
 
     def _apply(self, d: Directive, depth: int) -> None:
-        plan, where = self.plan, self.plan.directory_of(d.source)
+        plan, where = self.plan, self.plan.command_directory(d.argument or "", d.source)
         if d.kind == "read":
-            target = _relative_to(d.source, d.argument or "")
+            where = plan.directory_of(d.source)
+            target = next(iter(_relative_to(d.source, d.argument or "", plan.exists)), None)
             if target and target not in self.seen and depth < MAX_DOCUMENT_DEPTH:
                 self.seen.add(target)
                 text = self.read_document(target)
@@ -157,15 +166,16 @@ class _Builder:
         elif d.kind == "approve_command":
             plan.approval_commands.append(d)
         elif d.kind in ("protect_path", "approve_edit"):
-            glob = _relative_to(d.source, d.argument or "")
-            if glob:
-                (plan.protected_globs if d.kind == "protect_path" else plan.approval_globs).append(glob)
+            globs_of = plan.protected_globs if d.kind == "protect_path" else plan.approval_globs
+            globs_of += _relative_to(d.source, d.argument or "", plan.exists)
 
 
 def build_plan(files: list[tuple[str, str]], read_document: Callable[[str], str | None],
-               skip: Callable[[Directive], bool] = lambda d: False) -> Plan:
-    """Read `files` ((path, text), root first) and the documents they name, into one plan."""
-    builder = _Builder(read_document, skip, {path for path, _ in files})
+               skip: Callable[[Directive], bool] = lambda d: False,
+               exists: path_base.Exists = lambda path: False) -> Plan:
+    """Read `files` ((path, text), root first) and the documents they name, into one plan;
+    `exists` tells whether a repository-relative path exists (see `path_base`)."""
+    builder = _Builder(read_document, skip, {path for path, _ in files}, exists)
     for path, text in files:
         builder.add_file(path, text)
     return builder.plan

@@ -7,6 +7,7 @@ project's, reach the network for code, or copy the runner's files into the trans
 from __future__ import annotations
 
 import shlex
+import tempfile
 
 import pytest
 
@@ -265,3 +266,45 @@ def test_a_script_is_judged_by_where_its_own_path_leads(tmp_path):
     (tmp_path / "scripts" / "test.sh").write_text("#!/bin/sh\n")
     assert refusal(["./scripts/test.sh"], tmp_path, tmp_path) is None
     assert "instruction file" in refusal(["./test.sh"], tmp_path, tmp_path)
+
+
+WRITES_IN_THE_WORKSPACE = [
+    "python -m pytest -q --junitxml=tests/conftest.py", "pytest --junit-xml tests/conftest.py", "pytest --basetemp=src",
+    "python -Bm pytest --basetemp src", "pytest --report-log=setup.py", "pytest --cov-report=xml:src/app.py",
+    "pytest --cov-report html:src", "pytest --debug=tests/conftest.py", "pytest --html=report.html",
+    "pytest --log-file=src/app.py", "uv run pytest --junitxml=src/app.py", "tox -e py -- --basetemp=src",
+    "mypy --junit-xml=src/app.py src", "ruff check --output-file=src/app.py .", "ruff check -osrc/app.py .",
+    "go test -coverprofile=src/app.py ./...", "go build -o src/app.py ./cmd/tool", "go test --o=src ./...",
+    "cargo test --target-dir src", "npm test -- --outputFile=src/app.py", "npm test -- --coverageDirectory=src",
+]
+
+
+@pytest.mark.parametrize("command", WRITES_IN_THE_WORKSPACE)
+def test_options_that_write_files_at_a_path_are_refused_in_the_workspace(tmp_path, command):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text("")
+    for existing in ("src/app.py", "setup.py", "report.html"):
+        (tmp_path / existing).write_text("")
+    (tmp_path / "pyproject.toml").write_text(PYPROJECT)
+    why = refusal(shlex.split(command), tmp_path, tmp_path)
+    assert why and ("writes or deletes files" in why), why
+
+
+def test_an_output_path_passes_only_when_new_in_the_repository_or_under_the_temp_directory(tmp_path):
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    fresh = tmp_path / "out" / "report.xml"
+    assert refusal(["pytest", f"--junitxml={fresh}"], repo, repo) is None
+    assert refusal(["go", "test", f"-coverprofile={fresh}", "./..."], repo, repo) is None
+    assert refusal(["pytest", f"--basetemp={tmp_path}"], repo, repo) is not None  # exists: pytest would empty it
+    assert refusal(["pytest", f"--basetemp={tempfile.gettempdir()}"], repo, repo) is not None
+    assert refusal(["pytest", f"--junitxml={repo / 'new.xml'}"], repo, repo) is None  # a new file of the repository
+    assert refusal(["go", "build", "-o", "bin/tool", "./cmd/tool"], repo, repo) is None  # a build output
+    assert refusal(["pytest", "--junitxml=/etc/new.xml"], repo, repo) is not None  # not under the temp directory
+
+
+def test_output_options_without_a_path_pass(tmp_path):
+    for command in ("pytest --cov-report=term-missing", "pytest --cov-report term", "pytest --debug -q",
+                    "go test -count=1 ./...", "ruff check --output-format=github ."):
+        assert refusal(shlex.split(command), tmp_path, tmp_path) is None, command

@@ -224,3 +224,14 @@ def test_sizes_say_on_disk_and_sent_where_the_agent_sends_other_bytes(git_repo, 
     assert f"AGENTS.md  {len(text)} B\n" in out.split("Codex:")[1]  # Codex sends the file as it is
     data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--agent", "gemini", "--json")[1])
     assert [(f["size"], f["bytes_sent"]) for f in data["chains"][0]["files"]] == [(len(text), sent)] * 2
+
+
+def test_a_nested_files_root_relative_paths_are_shown_resolved(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# Root\n", "bin/fmt": "#!/bin/sh\n", "go/ai/gen.go": "package ai\n",
+                     "go/AGENTS.md": "- Always run `bin/fmt`.\n- Do not edit `go/ai/gen.go`.\n- Always run `go vet ./...`.\n"},
+                    "nested")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", "go", "--agent", "codex")
+    assert code == 0
+    assert "go/AGENTS.md:1  run `bin/fmt`: runs it in the repository root" in out
+    assert "go/AGENTS.md:2  do not edit `go/ai/gen.go`: leaves matching files alone: go/ai/gen.go" in out
+    assert "go/AGENTS.md:3  run `go vet ./...`: runs it in go/" in out

@@ -331,3 +331,35 @@ def test_checklist_outcomes_and_commands_written_in_full_above():
 ])
 def test_pointer_to_another_instruction_file(text, expected):
     assert kinds(text) == expected
+
+
+def test_a_catalogue_of_patterns_describes_code_it_asks_nothing_to_run():
+    text = ("## Hook Script Best Practices\n\n**Common Patterns**:\n"
+            "- Dependency detection: Use `grep -qE '{:dep' mix.exs` to check for specific dependency\n"
+            "- File filtering: Check file extensions with `grep -qE '\\.(ex|exs)$'`\n\n"
+            "Steps:\n- Lint your changes with `mix credo`\n")
+    assert kinds(text) == [("run", "mix credo")]
+
+
+@pytest.mark.parametrize(("item", "expected"), [
+    ("- **Test (Zig):** `zig build test`", [("test_command", "zig build test")]),
+    ("- Tests (core): `cargo test -p core`", [("test_command", "cargo test -p core")]),
+    ("- Ensure all unit tests pass (`go test ./...`)", [("test_command", "go test ./..."), ("verify", None)]),
+    ("- **Test (single file):** `pytest tests/test_x.py`", []),  # a qualifier naming one situation
+])
+def test_a_qualified_test_label_and_a_pass_check_name_the_test_command(item, expected):
+    assert kinds(item + "\n") == expected
+
+
+def test_a_prohibition_with_an_exception_is_no_blanket_ban():
+    text = ("- If code outside `macos/` changed, use `zig build -Demit-macos-app=false` to build the library.\n"
+            "- Use `macos/build.nu` to build the app, do not use `zig build`\n"
+            "  (except to build the underlying library as mentioned above).\n"
+            "- Never use `npm`, except when told so.\n- Never run `git push --force`.\n")
+    assert [k for k in kinds(text) if k[0] == "forbid_command"] == [("forbid_command", "git push --force")]
+
+
+def test_numbered_steps_under_a_label_for_one_task_are_that_tasks():
+    text = ("- Run unit tests directly with `macos/build.nu --action test`\n"
+            "- Test AppleScript support:\n  (1) Build with `macos/build.nu`\n  (2) Launch the app\n")
+    assert kinds(text) == [("test_command", "macos/build.nu --action test")]

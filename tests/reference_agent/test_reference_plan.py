@@ -37,11 +37,30 @@ def test_read_never_leaves_the_repository():
 
 
 def test_paths_are_relative_to_the_declaring_file():
-    plan = plan_of([("services/payments/AGENTS.override.md", "Do not edit `migrations/0001.sql`.\n"
-                     "Ask for approval before editing `schema/**`.\n")])
+    present = {"services/payments/migrations/0001.sql", "migrations/0001.sql"}
+    plan = build_plan([("services/payments/AGENTS.override.md", "Do not edit `migrations/0001.sql`.\n"
+                        "Ask for approval before editing `schema/**`.\n")], {}.get, exists=present.__contains__)
     assert plan.is_protected("services/payments/migrations/0001.sql")
-    assert not plan.is_protected("migrations/0001.sql")
+    assert not plan.is_protected("migrations/0001.sql")  # it exists where the file is: that one is meant
     assert plan.needs_edit_approval("services/payments/schema/a.py")
+
+
+def test_a_nested_files_path_only_the_root_has_is_the_roots():
+    present = {"go/ai/gen.go", "go/ai", "go", "bin/fmt", "bin", "macos/build.nu", "macos"}
+    files = [("go/GEMINI.md", "- Do not edit `go/ai/gen.go`.\n- Never modify `gen/*.go`.\n- Always run `bin/fmt`.\n"),
+             ("macos/AGENTS.md", "- Run unit tests directly with `macos/build.nu --action test`\n")]
+    plan = build_plan(files, {}.get, exists=present.__contains__)
+    assert plan.is_protected("go/ai/gen.go") and not plan.is_protected("go/go/ai/gen.go")
+    # in neither place: both spellings are protected
+    assert plan.is_protected("go/gen/x.go") and plan.is_protected("gen/x.go")
+    assert [(c.text, c.cwd) for c in plan.run] == [("bin/fmt", ".")]
+    assert (plan.test.text, plan.test.cwd) == ("macos/build.nu --action test", ".")
+
+
+def test_a_program_the_files_directory_has_runs_there():
+    present = {"tools/bin/check", "bin/check"}
+    plan = build_plan([("tools/AGENTS.md", "- Always run `bin/check --all`.\n")], {}.get, exists=present.__contains__)
+    assert [(c.text, c.cwd) for c in plan.run] == [("bin/check --all", "tools")]
 
 
 def test_skipped_directives_are_not_followed():
@@ -63,3 +82,10 @@ def test_a_step_said_twice_runs_once():
                     ("sub/AGENTS.md", "- Always run `make lint` after editing.\n")])
     assert [(c.text, c.cwd, c.line) for c in plan.run] == [("./setup.sh", ".", 1), ("make lint", ".", 3),
                                                           ("make lint", "sub", 1)]
+
+
+def test_a_glob_in_a_nested_file_is_resolved_by_its_literal_directories():
+    present = {"docs", "go/src", "go", "schema"}
+    files = [("go/AGENTS.md", "- Do not edit `*.md`.\n- Never modify `src/**`.\n- Never change `schema/*.json`.\n")]
+    plan = build_plan(files, {}.get, exists=present.__contains__)
+    assert plan.protected_globs == ["go/*.md", "go/src/**", "schema/*.json"]
