@@ -58,3 +58,21 @@ def test_a_host_is_reported_once_per_file(tmp_path):
     text = ("- Fetch https://cdn.tools.dev/a.sh, https://cdn.tools.dev/b.sh and https://cdn.tools.dev/c.sh.\n"
             "- Later, download https://cdn.tools.dev/d.sh too.\n")
     assert len(findings(tmp_path, {"AGENTS.md": text}, "IG010")) == 1
+
+
+STYLE = "  * Use lowercase `list`, `dict` for type hints (avoid `List`, `Dict`).\n"
+
+
+def test_code_names_are_compared_case_sensitively(tmp_path):
+    files = {"AGENTS.md": f"# Style\n\n{STYLE}", "pkg/AGENTS.md": f"# Package style\n\n{STYLE}"}
+    assert findings(tmp_path, files, "IG006") == []
+    files = {"AGENTS.md": "- Use `list` for type hints.\n- Never use `list` for type hints.\n"}
+    assert len(findings(tmp_path / "same", files, "IG006")) == 1  # the same name, written the same way
+
+
+def test_a_line_is_not_reported_against_itself_and_a_pair_of_lines_once(tmp_path):
+    same_line = {"AGENTS.md": "- Always run `make test` locally; never run `make test` locally on CI runners.\n"}
+    assert findings(tmp_path, same_line, "IG006") == []
+    two_lines = {"AGENTS.md": "- Always run `make test`. Always run `make lint`.\n\n"
+                              "- Never run `make test`. Never run `make lint`.\n"}
+    assert [f.line for f in findings(tmp_path / "pair", two_lines, "IG006")] == [3]
