@@ -236,8 +236,13 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             if ref.kind == "path" and _not_a_path(ref, text, lines, ctx):
                 continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
-            # an unknown command is one problem however often the file names it; a path, once a line
-            if finding is None or (finding.key, finding.line) in seen or finding.key in seen:
+            # an unknown command is one problem however often (and with whatever options: `make
+            # test`, `make -C . test`) the file names it, as long as the reason is the same; a path,
+            # once a line
+            if finding is None:
                 continue
-            seen.add((finding.key, finding.line) if ref.kind == "path" else finding.key)
+            once = (finding.key, finding.line) if ref.kind == "path" else finding.message
+            if once in seen:
+                continue
+            seen.add(once)
             yield finding

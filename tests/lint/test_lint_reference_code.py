@@ -76,3 +76,9 @@ def test_a_line_is_not_reported_against_itself_and_a_pair_of_lines_once(tmp_path
     two_lines = {"AGENTS.md": "- Always run `make test`. Always run `make lint`.\n\n"
                               "- Never run `make test`. Never run `make lint`.\n"}
     assert [f.line for f in findings(tmp_path / "pair", two_lines, "IG006")] == [3]
+
+
+def test_an_unknown_command_is_reported_once_per_file_whatever_its_options(tmp_path):
+    text = ("# Build\n\n- Run `make test` first.\n\n```bash\nmake test\n```\n\n"
+            "- CI runs `make -C . test` and `make -j4 test`.\n")
+    assert [f.line for f in findings(tmp_path, {"AGENTS.md": text}, "IG001")] == [3]
