@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import Callable, Iterator
 
-from instruction_gate.lint import generated, markdown, projects
+from instruction_gate.lint import generated, illustrations, markdown, projects
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
 from instruction_gate.lint.references import Reference, references
@@ -143,7 +143,7 @@ _BARE_EXTENSION = re.compile(r"^\*?(?:\.[A-Za-z0-9]{1,6}){1,2}$")
 #: A name with an arity (`GenServer.call/3`, `dbg/1`): a function, not a path.
 _ARITY = re.compile(r"/\d+$")
 #: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`.
-_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)"
+_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)|(?:^|/|_)(?:foo|baz|xxx)[_-]|_(?:foo|baz|xxx)\."
                               r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))")  # a naming style
 
 
@@ -198,6 +198,8 @@ def _identifier_path(ref: Reference, ctx: LintContext) -> bool:
 def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx: LintContext) -> bool:
     if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
             _EXAMPLE_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx):
+        return True
+    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1):
         return True
     if lines[ref.line - 1].in_code:
         return False

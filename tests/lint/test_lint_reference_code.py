@@ -82,3 +82,30 @@ def test_an_unknown_command_is_reported_once_per_file_whatever_its_options(tmp_p
     text = ("# Build\n\n- Run `make test` first.\n\n```bash\nmake test\n```\n\n"
             "- CI runs `make -C . test` and `make -j4 test`.\n")
     assert [f.line for f in findings(tmp_path, {"AGENTS.md": text}, "IG001")] == [3]
+
+
+@pytest.mark.parametrize("text", [
+    "Create `.github/PR_DESCRIPTION_X.Y.Z.md` for each major release.\n",  # a version to fill in
+    "- Upload `dist/tool-x.y.tar.gz` after tagging.\n",
+    "- Use the `foo_test.py` suffix format (not `test_foo.py`).\n",  # a name made of example words
+    "- Use `unittest.mock.patch` or `pytest-mock` for mocking.\n",  # a standard module's attribute
+    "- Replace `mypkg.api.patch` in tests.\n",  # a module path of this tree (mypkg/api exists)
+    "#### Use `assert` Over `if/pytest.fail` in Tests\n",  # words joined by a slash
+    "| Plugin | Test File | Status |\n|---|---|---|\n| `pg` | `pg_engine_test.py` | ✅ Correct |\n"
+    "| `pg` | `engine_test.py` | ❌ Wrong (collides) |\n",  # a table grading names
+    "```\n# BAD — collides with another test module\ntools/release/tests/config_test.py\n```\n",
+])
+def test_forms_examples_and_code_names_are_not_missing_paths(tmp_path, text):
+    files = {"AGENTS.md": text, "mypkg/api/__init__.py": ""}
+    assert [f.message for f in findings(tmp_path, files, "IG002")] == []
+
+
+@pytest.mark.parametrize("text", [
+    "- Configure `jest.config.js` first.\n",  # a dotted file name, no module of the standard library
+    "- Run `scripts/release.sh X` after tagging.\n",
+    "| Path | Status |\n|---|---|\n| `src/gone.py` | in use |\n",
+    "```\n# GOOD\ntools/gone/config_test.py\n```\n",
+    "- See `if_docs/gone.md`.\n",
+])
+def test_real_paths_near_those_shapes_are_still_checked(tmp_path, text):
+    assert len(findings(tmp_path, {"AGENTS.md": text}, "IG002")) == 1
