@@ -1,7 +1,8 @@
 """Names shaped like paths that IG002 should not call stale: code names and illustrations.
 
 Code names: a dotted module path (`unittest.mock.patch`, `mypkg.api.client`), words joined by a
-slash around a keyword (`if/pytest.fail`: "an if, then pytest.fail"). Illustrations: a name holding
+slash around a keyword (`if/pytest.fail`: "an if, then pytest.fail"), a quoted string value whose
+first segment is no directory here (`'workers-ai/account123'`). Illustrations: a name holding
 a version placeholder (`.github/PR_DESCRIPTION_X.Y.Z.md`), a name in a table row that grades names
 ("| `engine_test.py` | ❌ Wrong |"), and a path in a code block under a "# BAD" comment.
 """
@@ -35,6 +36,14 @@ def code_name(name: str, dirs: frozenset[str]) -> bool:
             return True
     first, slash, _ = name.partition("/")
     return bool(slash) and first.lower() in _JOINING_WORDS and first not in dirs
+
+
+def quoted_value(name: str, line: str, column: int, dirs: frozenset[str]) -> bool:
+    """`'cloudflare-workers-ai/account123'`: a string literal in code, a key or an id, when its
+    first segment names no directory of this tree (a quoted `'src/app.py'` is still a path)."""
+    quote = line[column - 1:column] if column > 0 else ""
+    first = name.split("/", 1)[0]
+    return quote in ("'", '"') and line[column + len(name):column + len(name) + 1] == quote and first not in dirs
 
 
 def illustration(name: str, lines: tuple[markdown.Line, ...], index: int) -> bool:

@@ -199,7 +199,9 @@ def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx
     if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
             _EXAMPLE_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx):
         return True
-    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1):
+    line = lines[ref.line - 1]
+    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1) or \
+            illustrations.quoted_value(ref.name, line.text, ref.column, ctx.dirs):
         return True
     if lines[ref.line - 1].in_code:
         return False
