@@ -4,7 +4,8 @@ Code names: a dotted module path (`unittest.mock.patch`, `mypkg.api.client`), wo
 slash around a keyword (`if/pytest.fail`: "an if, then pytest.fail"), a quoted string value whose
 first segment is no directory here (`'workers-ai/account123'`). Illustrations: a name holding
 a version placeholder (`.github/PR_DESCRIPTION_X.Y.Z.md`), a name in a table row that grades names
-("| `engine_test.py` | ❌ Wrong |"), and a path in a code block under a "# BAD" comment.
+("| `engine_test.py` | ❌ Wrong |") or in a column of commit scopes, labels, tags or branches,
+and a path in a code block under a "# BAD" comment.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ _JOINING_WORDS = frozenset(k.lower() for k in keyword.kwlist) | {"catch", "throw
 _VERDICT = re.compile(r"(?i)[✅❌✔✗✘]|\|\s*(?:\*\*)?(?:correct|incorrect|wrong|good|bad)\b")
 #: A comment in a code block saying what follows is what not to do.
 _BAD_EXAMPLE = re.compile(r"(?i)^\s*(?:#|//|--|;)\s*(?:[❌✗✘]\s*)?(?:bad|wrong|incorrect|don'?t|do\s+not|avoid|never)\b|^\s*(?:#|//)\s*[❌✗✘]")
+#: A table column of names that are not files: commit scopes, labels, tags, branches.
+_NOT_FILES = re.compile(r"(?i)^\W*(?:commit\s+)?(?:scopes?|labels?|tags?|branch(?:es)?|prefix(?:es)?)\W*$")
 _COMMENT = re.compile(r"^\s*(?:#|//|--|;)")
 
 
@@ -46,13 +49,25 @@ def quoted_value(name: str, line: str, column: int, dirs: frozenset[str]) -> boo
     return quote in ("'", '"') and line[column + len(name):column + len(name) + 1] == quote and first not in dirs
 
 
-def illustration(name: str, lines: tuple[markdown.Line, ...], index: int) -> bool:
-    """Whether the name, on `lines[index]`, is a form or an example rather than this tree's file."""
+def _column_header(lines: tuple[markdown.Line, ...], index: int, column: int) -> str:
+    """The header cell above `column` of the table row `lines[index]` ("" outside a table)."""
+    start = index
+    while start > 0 and lines[start - 1].text.lstrip().startswith("|") and not lines[start - 1].in_code:
+        start -= 1
+    cell = lines[index].text[:column].count("|")
+    header = lines[start].text.split("|")
+    return header[cell] if start < index and cell < len(header) else ""
+
+
+def illustration(name: str, lines: tuple[markdown.Line, ...], index: int, column: int = 0) -> bool:
+    """Whether the name, on `lines[index]` at `column`, is a form or an example rather than this tree's file."""
     if _VERSION_PLACEHOLDER.search(name):
         return True
     line = lines[index]
     if not line.in_code:
-        return line.text.lstrip().startswith("|") and bool(_VERDICT.search(line.text))
+        if not line.text.lstrip().startswith("|"):
+            return False
+        return bool(_VERDICT.search(line.text) or _NOT_FILES.search(_column_header(lines, index, column)))
     for before in reversed(lines[:index + 1]):  # the nearest comment above, in the same block
         if not before.in_code or before.text.lstrip().startswith(("```", "~~~")):
             return False

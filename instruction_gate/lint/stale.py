@@ -200,7 +200,7 @@ def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx
             _EXAMPLE_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx):
         return True
     line = lines[ref.line - 1]
-    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1) or \
+    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1, ref.column) or \
             illustrations.quoted_value(ref.name, line.text, ref.column, ctx.dirs):
         return True
     if lines[ref.line - 1].in_code:

@@ -94,6 +94,7 @@ def test_an_unknown_command_is_reported_once_per_file_whatever_its_options(tmp_p
     "| Plugin | Test File | Status |\n|---|---|---|\n| `pg` | `pg_engine_test.py` | ✅ Correct |\n"
     "| `pg` | `engine_test.py` | ❌ Wrong (collides) |\n",  # a table grading names
     "```\n# BAD — collides with another test module\ntools/release/tests/config_test.py\n```\n",
+    "| Scope | When to use |\n|---|---|\n| `py/plugins/<name>` | plugins |\n| `py/core` | core changes |\n",
     "- Use a unique `cache_key` (e.g., `'vertex-ai'`, `'cloudflare-workers-ai/account123'`).\n",  # a value
 ])
 def test_forms_examples_and_code_names_are_not_missing_paths(tmp_path, text):
@@ -107,7 +108,8 @@ def test_forms_examples_and_code_names_are_not_missing_paths(tmp_path, text):
     "| Path | Status |\n|---|---|\n| `src/gone.py` | in use |\n",
     "```\n# GOOD\ntools/gone/config_test.py\n```\n",
     "- See `if_docs/gone.md`.\n",
-    "- Load `'src/gone.py'` first.\n",  # quoted, but `src/` is a directory here
+    "- Load `'src/gone.py'` first.\n",
+    "| Path | Scope |\n|---|---|\n| `src/gone/` | core |\n",  # the scope column is another one  # quoted, but `src/` is a directory here
 ])
 def test_real_paths_near_those_shapes_are_still_checked(tmp_path, text):
     assert len(findings(tmp_path, {"AGENTS.md": text, "src/main.py": ""}, "IG002")) == 1
