@@ -90,9 +90,10 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     for group in sorted(groups):
         loaded = [(path, d) for path in group for d in parsed[path]]  # load order: later wins
         for (earlier_path, earlier), (later_path, later) in _contradictions(loaded):
-            # One finding per pair of rules, whichever order an agent loads them in (OpenCode: nearest first).
-            pair = frozenset({(earlier_path, earlier.line, earlier.column), (later_path, later.line, later.column)})
-            if pair in reported:
+            # One finding per pair of lines, whichever order an agent loads them in (OpenCode: nearest
+            # first); a line is never reported against itself ("use `list`, avoid `List`").
+            pair = frozenset({(earlier_path, earlier.line), (later_path, later.line)})
+            if len(pair) == 1 or pair in reported:
                 continue
             reported.add(pair)
             yield Finding(

@@ -51,8 +51,14 @@ def _stem(word: str) -> str:
 
 
 def normalize(action: str) -> tuple[str, ...]:
-    words = (w.strip(".-:").lower() for w in _WORD.findall(action.replace("`", " ").replace("*", " ")))
-    return tuple(_stem(w) for w in words if w and w not in _STOP)
+    """Prose words lower-cased and stemmed; names in code spans as written, since `List` and
+    `list` are different names ("use `list`, avoid `List`" is one rule, not two opposite ones)."""
+    tokens = []
+    for index, part in enumerate(action.replace("*", " ").split("`")):
+        code = index % 2 == 1
+        words = (w.strip(".-:") for w in _WORD.findall(part))
+        tokens += [w if code else _stem(w.lower()) for w in words if w and w.lower() not in _STOP]
+    return tuple(tokens)
 
 
 #: A sentence opening on the situation its rule is for: "When debugging, never …", "If CI is red, …".

@@ -4,7 +4,10 @@ A URL counts when its sentence (or its line of a code block) has the agent fetch
 install, clone, call, open or read it (`curl https://…`, "Fetch the setup from https://…",
 `pip install --index-url https://…`). A reference link ("Type syntax reference: https://…",
 "Follow the [Conventional Commits](https://…) standard") is something a reader may follow, not
-something the agent is told to take in, so it is not reported.
+something the agent is told to take in, so it is not reported. A table row is read on its own
+(a table of documentation links is reference material, however many rows it has), and the words
+of every URL are left out, not only of the URL at hand ("send-data" in a neighbour's path is no
+verb). A host is reported once per file, at its first fetched URL.
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[before[-1] if before else 0:after.end() if after else len(text)]
 
 
-def _fetched(around: str, url: str) -> bool:
-    return bool(_FETCHING.search(around.replace(url, " ")))  # words of the URL itself do not count
+def _fetched(around: str) -> bool:
+    return bool(_FETCHING.search(_URL.sub(" ", around)))  # words inside URLs do not count
 
 
 def _reserved(host: str) -> bool:
@@ -48,6 +51,7 @@ def _reserved(host: str) -> bool:
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
+        reported: set[str] = set()
         blocks = markdown.blocks(text)
         starts = [b.start for b in blocks]
         for line in markdown.lines(text):
@@ -58,15 +62,17 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             for match in _URL.finditer(line.text):
                 url = match.group(0).rstrip(".,;:!?*_")
                 at = base + match.start()
-                around = line.text if line.in_code else _sentence(prose, at, at + len(url))
-                if not _fetched(around, url):
+                in_row = line.text.lstrip().startswith("|")
+                around = line.text if line.in_code or in_row else _sentence(prose, at, at + len(url))
+                if not _fetched(around):
                     continue  # a reference link, not something the agent is told to fetch
                 try:
                     host = urlsplit(url).hostname or ""
                 except ValueError:
                     host = ""
-                if host and (ctx.policy.host_allowed(host) or _reserved(host)):
+                if host and (ctx.policy.host_allowed(host) or _reserved(host)) or host in reported:
                     continue
+                reported.add(host)
                 yield Finding("IG010", source, line.number,
                               f"URL to `{host or 'an unparsable host'}`, a host not on the allow-list (policy lint.allowed_hosts).",
-                              f"url:{url}", match.start() + 1)
+                              f"url-host:{host or url}", match.start() + 1)

@@ -23,17 +23,28 @@ PATTERNS = (
     ("JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
     ("credential in URL", re.compile(r"\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s:/@]{3,}@", re.IGNORECASE)),
     ("credential assignment", re.compile(
-        r"(?i)\b[\w.\-]*(?:api[_-]?key|secret|token|passw(?:or)?d|credential)s?\b\s*[:=]\s*[\"']?"
+        r"(?i)\b[\w.\-]*(?:api[_-]?key|secret|token|passw(?:or)?d|credential)s?\b\s*[:=]\s*(?P<quote>[\"']?)"
         r"(?P<value>[A-Za-z0-9/+_\-.=]{16,})")),
 )
 #: Generic assignments only count when the value looks random (bits per character).
 MIN_ENTROPY = 3.0
+#: An unquoted value that is a dotted name (`usage.total_tokens`) or a call is code reading a
+#: value, not the value itself: `tokens=usage.total_tokens` in a logging example.
+_CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _PLACEHOLDER = re.compile(r"(?i)x{4,}|\.{3}|<|\$\{|example|changeme|dummy|placeholder|your[_-]")
 
 
 def _entropy(value: str) -> float:
     counts = [value.count(c) for c in set(value)]
     return -sum(n / len(value) * math.log2(n / len(value)) for n in counts)
+
+
+def _not_a_secret(match: re.Match, text: str) -> bool:
+    """An assignment whose value is code (a name read, a call) or not random enough to be a secret."""
+    value = match.group("value")
+    if not match.group("quote") and (_CODE_VALUE.fullmatch(value) or text[match.end():match.end() + 1] in ("(", "[")):
+        return True
+    return _entropy(value) < MIN_ENTROPY
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
@@ -54,7 +65,7 @@ def _first_secret(text: str) -> tuple[str, str, int] | None:
     for kind, pattern in PATTERNS:
         for match in pattern.finditer(text):
             value = match.groupdict().get("value") or match.group(0)
-            if _PLACEHOLDER.search(value) or (kind == "credential assignment" and _entropy(value) < MIN_ENTROPY):
+            if _PLACEHOLDER.search(value) or (kind == "credential assignment" and _not_a_secret(match, text)):
                 continue
             return kind, value, match.start()
     return None

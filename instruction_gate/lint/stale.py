@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import Callable, Iterator
 
-from instruction_gate.lint import generated, markdown, projects
+from instruction_gate.lint import generated, illustrations, markdown, projects
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
 from instruction_gate.lint.references import Reference, references
@@ -143,7 +143,7 @@ _BARE_EXTENSION = re.compile(r"^\*?(?:\.[A-Za-z0-9]{1,6}){1,2}$")
 #: A name with an arity (`GenServer.call/3`, `dbg/1`): a function, not a path.
 _ARITY = re.compile(r"/\d+$")
 #: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`.
-_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)"
+_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)|(?:^|/|_)(?:foo|baz|xxx)[_-]|_(?:foo|baz|xxx)\."
                               r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))")  # a naming style
 
 
@@ -199,6 +199,10 @@ def _not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx
     if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
             _EXAMPLE_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx):
         return True
+    line = lines[ref.line - 1]
+    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1, ref.column) or \
+            illustrations.quoted_value(ref.name, line.text, ref.column, ctx.dirs):
+        return True
     if lines[ref.line - 1].in_code:
         return False
     offset = lines[ref.line - 1].start + ref.column
@@ -236,8 +240,13 @@ def check(ctx: LintContext) -> Iterator[Finding]:
             if ref.kind == "path" and _not_a_path(ref, text, lines, ctx):
                 continue
             finding = (_path_finding if ref.kind == "path" else _command_finding)(ctx, ref, source)
-            # an unknown command is one problem however often the file names it; a path, once a line
-            if finding is None or (finding.key, finding.line) in seen or finding.key in seen:
+            # an unknown command is one problem however often (and with whatever options: `make
+            # test`, `make -C . test`) the file names it, as long as the reason is the same; a path,
+            # once a line
+            if finding is None:
                 continue
-            seen.add((finding.key, finding.line) if ref.kind == "path" else finding.key)
+            once = (finding.key, finding.line) if ref.kind == "path" else finding.message
+            if once in seen:
+                continue
+            seen.add(once)
             yield finding
