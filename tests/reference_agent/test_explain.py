@@ -208,3 +208,14 @@ def test_an_instruction_file_asked_to_run_itself_is_explained_as_refused(git_rep
     out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")[1]
     directives = out.split("directives")[1]
     assert directives.count("refused by the command policy: ./") == 2 and "runs it" not in directives
+
+
+def test_a_link_target_is_read_as_one_path_percent_decoded_and_quoted(git_repo, capsys):
+    git_repo.commit({"CLAUDE.md": "Read [the guide](docs/%0A::error::linkinject.md) and [x](<docs/my%20guide.md>).\n",
+                     "docs/my guide.md": "# Guide\n"}, "links")
+    code, out = explained(capsys, "--repo", str(git_repo.path))
+    assert code == 0
+    assert "CLAUDE.md:1  read `docs/\\n::error::linkinject.md`: not found: cannot read it" in out
+    assert "read `docs/my guide.md`: reads it" in out
+    assert not any(line.lstrip().startswith("::") for line in out.splitlines())
+    assert "read `linkinject.md`" not in out
