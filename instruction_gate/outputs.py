@@ -6,8 +6,9 @@ refused, as are outputs that collide with each other, directories given as files
 as directories, and places the user cannot write. Exit 2, each problem named.
 
 A file output's directory must already exist: a mistyped `--sarif /nonexistent/dir/x.sarif`
-is refused rather than answered with a new directory tree. Only options documented as output
-directories (`--out`, `--output-dir`, `--temp-dir`) are created, with their parents.
+is refused rather than answered with a new directory tree. Only directories a command documents
+as its own are created, with their parents: `--out`, `--output-dir`, `--temp-dir`, and the
+directory of `compare --summary` (a bundle of summary.md, summary.json and the chart).
 """
 
 from __future__ import annotations

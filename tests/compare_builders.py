@@ -63,7 +63,6 @@ def compare(tmp_path, data, policy_data, *extra, results=None):
     """Run `compare` like the workflow does; return (exit code, summary.json, summary.md)."""
     results = results or [write_json(tmp_path / "out" / "index.json", data)]
     policy_path = write_json(tmp_path / "policy.json", policy_data)
-    (tmp_path / "out").mkdir(exist_ok=True)  # a file output's directory must exist
     argv = [a for path in results for a in ("--results", str(path))]
     code = main([*argv, "--policy", str(policy_path), "--summary", str(tmp_path / "out" / "summary.md"), *extra],
                 only="compare")

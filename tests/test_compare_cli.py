@@ -197,7 +197,6 @@ def test_json_path_flag_and_step_summary(tmp_path, monkeypatch):
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     write_json(tmp_path / "r" / "index.json", index(outcome_runs(REGRESSION)))
     write_json(tmp_path / "p.json", policy({"mode": "fail", "max_success_rate_drop": 0.1}))
-    (tmp_path / "s").mkdir()
     code = main(["--results", str(tmp_path / "r"), "--policy", str(tmp_path / "p.json"),
                  "--summary", str(tmp_path / "s" / "summary.md"), "--json", str(tmp_path / "elsewhere.json")],
                 only="compare")
@@ -213,7 +212,6 @@ def test_json_path_flag_and_step_summary(tmp_path, monkeypatch):
 def test_json_summary_takes_the_markdown_name_so_summaries_can_share_a_folder(tmp_path):
     write_json(tmp_path / "r" / "index.json", index(outcome_runs(AA)))
     write_json(tmp_path / "p.json", policy())
-    (tmp_path / "out").mkdir()
     for name in ("pr-1.md", "pr-2.md"):
         main(["--results", str(tmp_path / "r"), "--policy", str(tmp_path / "p.json"),
               "--summary", str(tmp_path / "out" / name)], only="compare")
