@@ -52,3 +52,28 @@ def test_validate_tasks_json_cannot_replace_the_manifest(repo, capsys):
     code = main(["validate-tasks", "--repo", str(repo), "--manifest", str(manifest), "--base", "HEAD",
                  "--json", str(manifest)])
     assert code == 2 and manifest.read_bytes() == before
+
+
+def test_blame_out_cannot_replace_its_results(tmp_path, capsys):
+    from compare_builders import index, run, write_json
+
+    results = write_json(tmp_path / "out" / "blame.json", index([run("t", 0, "base"), run("t", 0, "candidate")]))
+    before = results.read_bytes()
+    manifest = write_json(tmp_path / "m" / "manifest.json", {})
+    code = main(["blame", "--repo", str(tmp_path), "--manifest", str(manifest), "--base", "x", "--candidate", "y",
+                 "--results", str(results), "--out", str(tmp_path / "out"), "--adapter", "/bin/true"])
+    assert code == 2 and "--out (blame.json)" in capsys.readouterr().err
+    assert results.read_bytes() == before
+
+
+def test_mutate_out_files_cannot_be_instruction_files(repo, capsys):
+    """With `**/*.md` as instruction paths, mutation.md in the repository would be one."""
+    manifest = repo / "evals" / "manifest.json"
+    manifest.parent.mkdir()
+    (repo / "evals" / "a.md").write_text("Fix it.\n")
+    manifest.write_text('{"schema_version": 1, "repeats": 1, "instruction_paths": ["**/*.md"], "tasks": ['
+                        '{"id": "a", "kind": "bug_fix", "prompt_file": "evals/a.md", "checks": [["true"]]}]}\n')
+    code = main(["mutate", "--repo", str(repo), "--manifest", str(manifest), "--base", "HEAD", "--adapter", "/bin/true",
+                 "--out", str(repo)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"--out (mutation.md) {repo / 'mutation.md'}" in err
