@@ -98,6 +98,8 @@ def _reader_gone() -> bool:
         descriptor = sys.stdout.fileno()
     except (OSError, ValueError):
         return False
+    if not hasattr(select, "poll"):  # Windows: no way to ask; a broken stdout is the likely one
+        return True
     watch = select.poll()
     watch.register(descriptor, 0)  # POLLERR and POLLHUP are reported without being asked for
     return any(events & (select.POLLERR | select.POLLHUP) for _, events in watch.poll(0))
