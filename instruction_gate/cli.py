@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import select
 import sys
 from typing import Sequence
 
@@ -65,20 +66,43 @@ def execute(args: argparse.Namespace) -> int:
     """
     module = importlib.import_module(COMMANDS[args.command][0])
     try:
-        return module.run(args)
+        code = module.run(args)
+        sys.stdout.flush()  # here, so a reader that left shows as BrokenPipeError below, not at exit
+        return code
+    except BrokenPipeError as exc:
+        if not _reader_gone():  # a pipe to a child process broke: that is the machine's failure
+            return _not_evaluated(exc)
+        # `... | head -1`: the reader has what it wanted and closed the pipe. Not an error: exit 0,
+        # silently, and stdout pointed at /dev/null so the interpreter's final flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_PASS
     except GateError as exc:
         say(f"instruction-gate: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
-        where = f"{exc.filename}: " if exc.filename else ""
-        say(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}", file=sys.stderr)
-        return EXIT_NOT_EVALUATED
-    except BrokenPipeError:  # `... | head`: the reader has what it wanted
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_PASS
+        return _not_evaluated(exc)
     except KeyboardInterrupt:
         say("instruction-gate: interrupted; finished runs are kept", file=sys.stderr)
         return EXIT_NOT_EVALUATED
+
+
+def _not_evaluated(exc: OSError) -> int:
+    where = f"{exc.filename}: " if exc.filename else ""
+    say(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}", file=sys.stderr)
+    return EXIT_NOT_EVALUATED
+
+
+def _reader_gone() -> bool:
+    """Whether stdout is a pipe whose reader closed it (poll reports an error on its write end)."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (OSError, ValueError):
+        return False
+    if not hasattr(select, "poll"):  # Windows: no way to ask; a broken stdout is the likely one
+        return True
+    watch = select.poll()
+    watch.register(descriptor, 0)  # POLLERR and POLLHUP are reported without being asked for
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in watch.poll(0))
 
 
 def main(argv: Sequence[str] | None = None, only: str | None = None) -> int:

@@ -4,6 +4,11 @@ One mechanism for every command that writes: an output that would replace one of
 command's own inputs (`compare --summary OUT/index.md` writes its JSON to OUT/index.json) is
 refused, as are outputs that collide with each other, directories given as files, files given
 as directories, and places the user cannot write. Exit 2, each problem named.
+
+A file output's directory must already exist: a mistyped `--sarif /nonexistent/dir/x.sarif`
+is refused rather than answered with a new directory tree. Only directories a command documents
+as its own are created, with their parents: `--out`, `--output-dir`, `--temp-dir`, and the
+directory of `compare --summary` (a bundle of summary.md, summary.json and the chart).
 """
 
 from __future__ import annotations
@@ -26,13 +31,15 @@ def _nearest_existing(path: Path) -> Path:
     return current
 
 
-def _writable_problem(flag: str, path: Path, want_dir: bool) -> str | None:
+def _writable_problem(flag: str, path: Path, want_dir: bool, created: bool = False) -> str | None:
     if want_dir and path.exists() and not path.is_dir():
         return f"{flag} {path}: exists and is not a directory"
     if not want_dir and path.is_dir():
         return f"{flag} {path}: is a directory, expected a file path"
     if not want_dir and path.exists() and not path.is_file():
         return f"{flag} {path}: exists and is not a regular file"
+    if not want_dir and not created and not os.path.lexists(path.parent):
+        return f"{flag} {path}: the directory {path.parent} does not exist (create it first)"
     anchor = _nearest_existing(path if want_dir else path.parent)
     if not anchor.is_dir():
         return f"{flag} {path}: {anchor} is not a directory"
@@ -46,6 +53,7 @@ def check_outputs(files: dict[str, Path], inputs: Iterable[Path] = (), dirs: dic
     problems = []
     sources = {_real(p): p for p in inputs}
     claimed: dict[Path, str] = {}
+    created = {_real(path) for path in (dirs or {}).values()}  # output directories the command makes
     for flag, path in files.items():
         real = _real(path)
         if real in sources:
@@ -53,7 +61,7 @@ def check_outputs(files: dict[str, Path], inputs: Iterable[Path] = (), dirs: dic
         elif real in claimed:
             problems.append(f"{flag} {path}: the same file as {claimed[real]}")
         claimed.setdefault(real, flag)
-        problem = _writable_problem(flag, path, want_dir=False)
+        problem = _writable_problem(flag, path, want_dir=False, created=_real(path.parent) in created)
         if problem:
             problems.append(problem)
     for flag, path in (dirs or {}).items():

@@ -23,6 +23,7 @@ from instruction_gate.backtest import commit_run, table
 from instruction_gate.backtest.history import Replay, instruction_commits
 from instruction_gate.commands.evaluate import _terminate_on_sigterm
 from instruction_gate.errors import ConfigError
+from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic
 from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.secrets import split_environment
@@ -110,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
     flags = _runner_flags(args)
     revisions = args.revisions or suite_sha
     with Replay(repo, manifest_bytes, args.manifest, suite_sha) as replay:
+        # The suite is read from git objects; the working tree's copies are still not to be replaced.
+        check_repository_outputs(repo, in_directory("--out", args.out, ("backtest.json", "backtest.md", "policy.json")),
+                                 [repo / args.manifest, repo / policy_rel], replay.manifest.instruction_paths,
+                                 dirs={"--out": args.out})
         commits = instruction_commits(repo, replay.manifest.instruction_paths, revisions)
         if args.max_commits is not None:
             commits = commits[-args.max_commits:]

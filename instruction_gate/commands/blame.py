@@ -20,6 +20,7 @@ from instruction_gate.errors import EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError
 from instruction_gate.hunks import from_dict
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner
+from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.secrets import split_environment
@@ -67,6 +68,8 @@ def run(args: argparse.Namespace) -> int:
             raise ConfigError(f"{flag}: must be at least 1")
     argv = checked_adapter_command(command, Path.cwd())
     policy_path = args.policy or (args.manifest.parent / "policy.json")
+    check_repository_outputs(args.repo, in_directory("--out", args.out, ("blame.json", "blame.md")),
+                             [args.manifest, policy_path, *args.results], dirs={"--out": args.out})
     policy = load_policy(policy_path) if policy_path.is_file() or args.policy else policy_from_dict({}, "default policy")
     budget = args.max_agent_runs or policy.blame["max_agent_runs"]
     repeats = args.repeats or policy.blame["repeats"]

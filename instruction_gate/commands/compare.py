@@ -28,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results", type=Path, action="append", required=True, metavar="PATH",
                         help="index.json, a list of run records, or a directory of shard outputs; repeatable")
     parser.add_argument("--policy", type=Path, required=True, help="policy.json (schemas/policy.schema.json)")
-    parser.add_argument("--summary", type=Path, required=True, help="where to write the Markdown summary")
+    parser.add_argument("--summary", type=Path, required=True, help="where to write the Markdown summary, with summary.json and the chart beside it "
+                             "(its directory is created)")
     parser.add_argument("--json", type=Path, default=None, dest="json_path",
                         help="where to write summary.json (default: --summary with a .json suffix)")
 
@@ -45,8 +46,9 @@ def _inputs(args: argparse.Namespace) -> list[Path]:
 def run(args: argparse.Namespace) -> int:
     # summary.md -> summary.json, summary.svg; pr-12.md -> pr-12.json, ...: several may share a folder
     json_path = args.json_path or args.summary.with_suffix(".json")
+    # --summary names a small report bundle (md, json, svg): like an --out, its directory is made.
     check_outputs({"--summary": args.summary, "--json": json_path, "--summary (its chart)": args.summary.with_suffix(".svg")},
-                  _inputs(args))
+                  _inputs(args), dirs={"--summary (its directory)": args.summary.parent})
     policy = load_policy(args.policy)
     load_problems = []
     try:

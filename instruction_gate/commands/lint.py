@@ -22,7 +22,7 @@ from instruction_gate.lint.engine import LintResult, lint_revisions
 from instruction_gate.lint.model import RULES
 from instruction_gate.lint.sarif import sarif
 from instruction_gate.lint.tree import DirTree, GitTree
-from instruction_gate.outputs import check_outputs
+from instruction_gate.protected import check_repository_outputs
 from instruction_gate.records import RECORD_SCHEMA_VERSION, write_json_atomic, write_text_atomic
 from instruction_gate.console import say
 
@@ -73,14 +73,14 @@ def run(args: argparse.Namespace) -> int:
     repo = args.repo.resolve()
     outputs = {flag: path for flag, path in (("--markdown", args.markdown), ("--sarif", args.sarif),
                                              ("--json", args.json)) if path is not None}
-    check_outputs(outputs, [p for p in (_policy_path(args), args.manifest) if p is not None])
-    policy = dataclasses.replace(lint_policy.load(_policy_path(args)), project=_project(repo))
     paths: tuple[str, ...] = ()
     directories: tuple[str, ...] = ()
     if args.manifest is not None:
         suite = manifest_module.load(args.manifest)
         paths = suite.instruction_paths
         directories = tuple("" if task.cwd == "." else task.cwd for task in suite.tasks)
+    check_repository_outputs(repo, outputs, [p for p in (_policy_path(args), args.manifest) if p is not None], paths)
+    policy = dataclasses.replace(lint_policy.load(_policy_path(args)), project=_project(repo))
     candidate = (GitTree(repo, args.candidate, f"candidate {args.candidate}") if args.candidate
                  else DirTree(repo))
     base = GitTree(repo, args.base, f"base {args.base}") if args.base else None

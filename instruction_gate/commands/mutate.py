@@ -38,7 +38,7 @@ from instruction_gate.verdict.policy import Policy, load_policy, policy_from_dic
 from instruction_gate.lint import coverage
 from instruction_gate.suite import impact
 from instruction_gate.suite.prepare import check_all, repo_root
-from instruction_gate.outputs import check_outputs
+from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.run import out_lock
 from instruction_gate.commands.evaluate import MAX_REPEATS
@@ -149,8 +149,10 @@ def run(args: argparse.Namespace) -> int:
     if args.repeats is not None and args.repeats > MAX_REPEATS:
         raise ConfigError(f"--repeats: must be at most {MAX_REPEATS} (the manifest's own limit)")
     repo = repo_root(args.repo)
-    check_outputs({}, dirs={"--out": args.out})
     manifest = manifest_mod.load(args.manifest)
+    check_repository_outputs(repo, in_directory("--out", args.out, ("mutation.md", "mutation.json")),
+                             [args.manifest, args.policy or args.manifest.parent / "policy.json", *(args.patches or ())], manifest.instruction_paths,
+                             dirs={"--out": args.out})
     base_sha = resolve_commit(repo, args.base, "base")
     problems = missing_suite_files(manifest, read_tree(repo, base_sha), str(args.manifest), repo)
     problems += unavailable_check_programs(manifest, str(args.manifest), split_environment().agent)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from instruction_gate.commands import validate
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS, ConfigError
+from instruction_gate.protected import check_repository_outputs
 from instruction_gate.records import write_json_atomic
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.tables import table
@@ -119,6 +120,8 @@ def render(verdicts: list[Verdict]) -> str:
 def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.base, allow_identical=True, warn=validate.warn)
     manifest = checked.manifest
+    check_repository_outputs(checked.repo, {"--json": args.json_path} if args.json_path else {}, [args.manifest],
+                             manifest.instruction_paths)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:
         raise ConfigError(f"--tasks: unknown task ids {unknown}; known: {[t.id for t in manifest.tasks]}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from typing import Iterator
 
 from instruction_gate.lint import markdown
@@ -112,8 +113,23 @@ def check_unicode(ctx: LintContext) -> Iterator[Finding]:
             found = [(i, ch) for i, ch in enumerate(line_text) if _kind(ord(ch)) and not _part_of_an_emoji(line_text, i)]
             if not found:
                 continue
-            column, char = found[0]
-            names = sorted({f"U+{ord(c):04X} {unicodedata.name(c, _kind(ord(c)))}" for _, c in found})
-            yield Finding("IG009", source, line.number,
-                          f"{len(found)} {_kind(ord(char))}(s) that reviewers cannot see: {', '.join(names[:4])}.",
-                          f"unicode:{line.text.strip()}", column + 1)
+            yield Finding("IG009", source, line.number, _unicode_message([c for _, c in found]),
+                          f"unicode:{line.text.strip()}", found[0][0] + 1)
+
+
+#: Distinct characters named in one IG009 message; the others are counted.
+_NAMED = 6
+
+
+def _unicode_message(chars: list[str]) -> str:
+    """Every character counted, and the count adds up: each named kind with its own count, the
+    rest as a number (five characters are never reported under four names)."""
+    counts = Counter(chars)  # in the order they first appear on the line
+    kinds = list(dict.fromkeys(_kind(ord(c)) for c in chars))
+    what = f"{kinds[0]}(s)" if len(kinds) == 1 else f"hidden character(s) ({', '.join(kinds)})"
+    named = [(c, n) for c, n in counts.items()][:_NAMED]
+    parts = [f"U+{ord(c):04X} {unicodedata.name(c, _kind(ord(c)))}" + (f" ×{n}" if n > 1 else "") for c, n in named]
+    rest = len(chars) - sum(n for _, n in named)
+    if rest:
+        parts.append(f"and {rest} more ({len(counts) - len(named)} distinct)")
+    return f"{len(chars)} {what} that reviewers cannot see: {', '.join(parts)}."

@@ -36,7 +36,7 @@ def markdown(result: LintResult) -> str:
             lines.append(f"| {_status(j)} | {f.rule_id} {RULES[f.rule_id].name} | {fmt.code(f'{f.path}:{f.line}', 300)} | "
                          f"{_cell(f.message)} |")
         lines.append("")
-    return "\n".join(lines)
+    return fmt.document("\n".join(lines))
 
 
 def annotations(result: LintResult) -> list[str]:

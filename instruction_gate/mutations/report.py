@@ -14,6 +14,7 @@ from instruction_gate.lint.coverage import Gap
 from instruction_gate.mutations.model import Mutant
 from instruction_gate.mutations.operators import NOT_APPLICABLE
 from instruction_gate.records import RECORD_SCHEMA_VERSION
+from instruction_gate.report import textfmt as fmt
 
 KILLED, SURVIVED, NOT_EVALUATED = "killed", "survived", "not evaluated"
 #: A mutant in text no task can reach (impact analysis): not run, and not counted in the score,
@@ -152,7 +153,7 @@ def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
         lines += ["", "</details>", ""]
     if report.tasks:
         lines += coverage_report.markdown(report.coverage, report.tasks)
-    return "\n".join(lines)
+    return fmt.document("\n".join(lines))
 
 
 def _outcome(o: Outcome) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from urllib.parse import unquote
 from dataclasses import dataclass
 from typing import Literal
 
@@ -173,6 +174,25 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
     return [], False
 
 
+#: A Markdown link's target: `](docs/guide.md)` or `](<docs/my guide.md>)`.
+_LINK_TARGET = re.compile(r"\]\(\s*(?:<([^>\n]*)>|([^)\s]+))[^)]*\)")
+_DOC_SUFFIX = re.compile(r"\.(?:md|rst|txt)$")
+
+
+def _link_documents(clause: str) -> list[str]:
+    """The documents a clause names, in order: its links' targets each as one path (percent-decoded:
+    `%0A` is a newline inside that path, never a line that starts another; no tail of a target such
+    as `linkinject.md` of `docs/%0A::error::linkinject.md` is read as a name) and bare names."""
+    found: list[tuple[int, str]] = []
+    for match in _LINK_TARGET.finditer(clause):
+        target = re.split(r"[#?]", match.group(1) or match.group(2), maxsplit=1)[0]
+        if target and not re.match(r"[A-Za-z][\w+.-]*:|//", target) and _DOC_SUFFIX.search(target):
+            found.append((match.start(), unquote(target)))
+    prose = _LINK_TARGET.sub(lambda m: "]" + " " * (len(m.group()) - 1), clause)  # positions kept
+    found += [(m.start(), m.group(1)) for m in BARE_DOC.finditer(prose)]
+    return [doc for _, doc in sorted(found)]
+
+
 def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str | None = None) -> Found:
     """The directives of one clause; `subject` is the path or command its list item opens with."""
     low = clause.lower()
@@ -203,7 +223,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         return [("forbid_command", bare.group(1))]  # "Use **tox** for testing (not pytest directly)"
     if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low):
         docs = [c for c in _slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
-        docs += BARE_DOC.findall(SLOT_RE.sub(" ", clause))
+        docs += _link_documents(SLOT_RE.sub(" ", clause))
         # "[AGENTS.md](./AGENTS.md)": a link's text and its target name one document
         unique = {d.removeprefix("./"): d for d in reversed(docs)}
         if docs:

@@ -68,7 +68,7 @@ def append_step_summary(markdown: str, environ: dict[str, str] | None = None) ->
     path = Path(target)
     try:
         used = path.stat().st_size if path.is_file() else 0
-        text = fit_to_limit(markdown, used)
+        text = fit_to_limit(escape_controls(markdown), used)  # whichever helper built the lines
         if text:
             with path.open("a", encoding="utf-8") as handle:
                 handle.write(text)

@@ -140,4 +140,4 @@ def render(c: Comparison, chart_name: str | None = None, link_chart: bool = True
         sections = (_provenance,)  # nothing ran: the evidence sections would only say "no data"
     for section in sections:
         lines += section(c)
-    return "\n".join(lines).rstrip() + "\n\n</details>\n"
+    return fmt.document("\n".join(lines).rstrip() + "\n\n</details>\n")

@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import re
 
+from instruction_gate.console import escape_controls
+
 #: Characters that could start emphasis, code, links, HTML or table cells in inline text.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def clip(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
+    """One line, control characters written out (`\\x1b`: an escape sequence from the candidate
+    must not reach a terminal that `cat`s summary.md), at most `limit` characters."""
+    text = escape_controls(" ".join(str(text).split()))
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def document(text: str) -> str:
+    """A whole Markdown report as written to a file or the job summary: tabs and newlines kept,
+    every other control character written out, whichever helper built the line."""
+    return escape_controls(text)
 
 
 def md(text: object, limit: int = 200) -> str:

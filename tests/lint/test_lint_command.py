@@ -35,6 +35,7 @@ def two_commits(git_repo, candidate_agents: str) -> tuple[str, str]:
 def test_only_findings_the_candidate_introduces_block(git_repo, tmp_path, capsys):
     base, candidate = two_commits(git_repo, BASE_FILES["AGENTS.md"] + "- Run `make lint` too.\n")
     out = tmp_path / "out"
+    out.mkdir()
     code = main(["lint", "--repo", str(git_repo.path), "--base", base, "--candidate", candidate,
                  "--json", str(out / "lint.json"), "--sarif", str(out / "lint.sarif"), "--annotations"])
     assert code == 1

@@ -188,6 +188,20 @@ def test_emoji_sequences_are_not_hidden_characters(tmp_path):
     assert [f.line for f in found] == [1, 2, 3]
 
 
+def test_the_hidden_character_count_agrees_with_the_names(tmp_path):
+    import re
+    mixed = "- Run \u200bthe\u200b tests\u2060 \ufeffnow\U000E0042.\n"  # 5 characters of 4 kinds, one a tag
+    many = "- Ok " + "".join(chr(0xE0000 + c) for c in range(0x41, 0x51)) + "\n"  # 16 distinct tags
+    for text in (mixed, many):
+        [finding] = findings(tmp_path / str(len(text)), {"AGENTS.md": text}, "IG009")
+        total = int(finding.message.split()[0])
+        named = sum(int(n or 1) for n in re.findall(r"U\+[0-9A-F]{4,6} [A-Z -]+?(?: ×(\d+))?(?=,|\.$| and)",
+                                                        finding.message))
+        rest = re.search(r"and (\d+) more", finding.message)
+        assert total == named + (int(rest.group(1)) if rest else 0), finding.message
+    assert "U+E0042 TAG LATIN CAPITAL LETTER B" in findings(tmp_path / "m", {"AGENTS.md": mixed}, "IG009")[0].message
+
+
 def test_reserved_example_and_local_hosts_are_not_untrusted(tmp_path):
     text = ("Call https://api.example.com/v1, http://localhost:8080/health, http://127.0.0.1:3000, "
             "https://svc.test/x and https://evil-example.com/payload.\n")

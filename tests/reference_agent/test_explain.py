@@ -235,3 +235,14 @@ def test_a_nested_files_root_relative_paths_are_shown_resolved(git_repo, capsys)
     assert "go/AGENTS.md:1  run `bin/fmt`: runs it in the repository root" in out
     assert "go/AGENTS.md:2  do not edit `go/ai/gen.go`: leaves matching files alone: go/ai/gen.go" in out
     assert "go/AGENTS.md:3  run `go vet ./...`: runs it in go/" in out
+
+
+def test_a_link_target_is_read_as_one_path_percent_decoded_and_quoted(git_repo, capsys):
+    git_repo.commit({"CLAUDE.md": "Read [the guide](docs/%0A::error::linkinject.md) and [x](<docs/my%20guide.md>).\n",
+                     "docs/my guide.md": "# Guide\n"}, "links")
+    code, out = explained(capsys, "--repo", str(git_repo.path))
+    assert code == 0
+    assert "CLAUDE.md:1  read `docs/\\n::error::linkinject.md`: not found: cannot read it" in out
+    assert "read `docs/my guide.md`: reads it" in out
+    assert not any(line.lstrip().startswith("::") for line in out.splitlines())
+    assert "read `linkinject.md`" not in out
