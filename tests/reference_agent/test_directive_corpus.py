@@ -37,15 +37,22 @@ LINT_TRUE_FLOOR = 11
 #: tuning 0.98 / 0.83 / 0.89 / 0.0, held_out 1.00 / 0.89 / 0.88 / 0.0, held_out_2 0.90 / 0.95 / 0.89 / 0.0.
 #: `held_out_3` (6 files of 3 repositories a new-user trial read) first measured 0.75 / 0.25 / 13.3; after
 #: its fixes 1.00 / 1.00 / 1.00 / 0.0, and tuning rose to 0.98 / 0.84 / 0.89.
+#: `held_out_4` (10 files of 8 repositories: PHP, Swift, C++, Java, Elixir, Deno, Python, TypeScript)
+#: measured before any fix at 0.45 precision, 0.32 recall, 0.29 recall on commands and 18.0 false lint
+#: findings per 20 files (9 false, 5 true): its floor sits just under that first measurement.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
     "tuning": (0.97, 0.83, 0.89, 0.5),
     "held_out": (0.99, 0.89, 0.87, 0.5),
     "held_out_2": (0.90, 0.94, 0.88, 0.5),
     "held_out_3": (0.99, 0.99, 0.99, 0.5),
+    "held_out_4": (0.44, 0.31, 0.28, 18.5),
 }
 #: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
-SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3)}
+SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8)}
+#: Splits measured but not yet fixed: the whole-corpus floors above hold on the other splits, so adding
+#: an unseen evaluation neither fails them nor lowers them; a split leaves this set once its errors are fixed.
+UNSEEN_SPLITS = {"held_out_4"}
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +61,14 @@ def corpus():
 
 
 @pytest.fixture(scope="module")
-def scores(corpus):
-    return bench.figures(bench.directive_scores(corpus))
+def fixed(corpus):
+    """The files of the splits whose errors have been worked on: the whole-corpus floors hold here."""
+    return [entry for entry in corpus if entry.get("split", bench.TUNING) not in UNSEEN_SPLITS]
+
+
+@pytest.fixture(scope="module")
+def scores(fixed):
+    return bench.figures(bench.directive_scores(fixed))
 
 
 def test_corpus_is_labelled_and_sourced(corpus):
@@ -79,8 +92,8 @@ def test_directive_precision_and_recall_floors(scores):
     assert recall >= RECALL_COMMANDS_FLOOR
 
 
-def test_lint_false_positive_ceiling(corpus):
-    lints = bench.lint_scores(corpus)
+def test_lint_false_positive_ceiling(fixed):
+    lints = bench.lint_scores(fixed)
     false = sum(len(s.false) for s in lints)
     assert bench.per_20_files(false, len(lints)) <= LINT_FALSE_PER_20_CEILING
     assert sum(len(s.true) for s in lints) >= LINT_TRUE_FLOOR
@@ -103,7 +116,8 @@ def test_split_floors(corpus, split):
 
 def test_every_file_is_in_a_split():
     sources = bench.json.loads((bench.CORPUS / "sources.json").read_text(encoding="utf-8"))
-    assert {entry.get("split") for entry in sources} == {bench.TUNING, bench.HELD_OUT, bench.HELD_OUT_2, bench.HELD_OUT_3}
+    assert {entry.get("split") for entry in sources} == {bench.TUNING, bench.HELD_OUT, bench.HELD_OUT_2, bench.HELD_OUT_3,
+                                                             bench.HELD_OUT_4}
 
 
 def test_split_names_put_known_splits_first():
