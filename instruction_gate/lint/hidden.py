@@ -83,7 +83,8 @@ def _addresses_the_agent(body: str) -> bool:
 def check_hidden(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
         code_lines = {ln.number for ln in markdown.lines(text) if ln.in_code}
-        for match in _COMMENT.finditer(text):
+        # `<!--frsh:island-->` in a code span renders as written: it shows a marker, it hides nothing
+        for match in _COMMENT.finditer(markdown.mask_in_code_spans(text, "<")):
             number = markdown.line_of(text, match.start())
             body = match.group(0)[4:].removesuffix("-->")
             if number in code_lines or not _addresses_the_agent(body):
