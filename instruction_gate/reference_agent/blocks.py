@@ -57,12 +57,25 @@ def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, st
         if not body or body.startswith(("```", "~~~", "//")):
             continue
         body = body[2:] if body.startswith("$ ") else body
-        command, _, comment = body.partition("  #")
-        command = command.strip()
+        command, comment = _split_comment(body)
         if runnable_as_written(command):
-            out.append((block.line + line.number - 1, command, "#" + comment if comment else above))
+            out.append((block.line + line.number - 1, command, comment or above))
         above = ""
     return out
+
+
+def _split_comment(body: str) -> tuple[str, str]:
+    """(command, trailing comment): as the shell reads it, `#` opens a comment where a word starts
+    (`unittest # Fast unit tests`), not inside quotes or within a word (`"a#b"`, `${#x}`, `url#frag`)."""
+    quote = ""
+    for index, char in enumerate(body):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char == "#" and index and body[index - 1] in " \t":
+            return body[:index].strip(), body[index:]
+    return body.strip(), ""
 
 
 def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,

@@ -29,7 +29,7 @@ from instruction_gate.reference_agent.phrases import (
     ABOVE, APPLIES_TOO, APPROVE_LEAD, CATALOGUE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
     EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
-    POSTFIX, PROCEDURE_LABEL, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
+    ONE_KIND_OF_CHANGE, POSTFIX, PROCEDURE_LABEL, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
     TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
     WITHOUT_APPROVAL,
 )
@@ -96,8 +96,9 @@ def _readable(clause: str, codes: list[str]) -> str:
 
 def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "",
                  subject: str | None = None) -> Found:
-    if SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start()):
-        return []  # "when running `nu -c`, never use `echo`": scoped to one situation
+    if (SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start())) or \
+            ONE_KIND_OF_CHANGE.search(low, 0, negation.start()):
+        return []  # "when running `nu -c`, never use `echo`", "docs-only PRs must not …": scoped to one situation
     if example := EXAMPLE_AFTER.search(low, negation.end()):
         low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
     if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):

@@ -23,6 +23,8 @@ EDIT_VERB = re.compile(r"\b(?:edit|modify|change|touch|write to|delete|update|ed
                         r"updating)\b")
 #: "When running `nu -c`, never use `echo`": a rule for one situation, not a blanket ban.
 SCOPED = re.compile(r"^\W*(?:when|whenever|while|if)\b")
+#: "Bug-fix-only PRs must not modify `CHANGELOG.md`": a rule for one kind of change, not for every change.
+ONE_KIND_OF_CHANGE = re.compile(r"\b[a-z]+(?:-[a-z]+)*-only\s+(?:prs?|pull\s+requests?|changes?|commits?|patch(?:es)?|diffs?)\b")
 #: What follows these in a prohibition illustrates it or names the alternative: not forbidden itself.
 EXAMPLE_AFTER = re.compile(r"\b(?:like|e\.g\.?|for\s+example|for\s+instance|such\s+as|instead)\b")
 #: A protected path or glob: a directory, a glob, a dotfile or a file name with a file extension

@@ -363,3 +363,26 @@ def test_numbered_steps_under_a_label_for_one_task_are_that_tasks():
     text = ("- Run unit tests directly with `macos/build.nu --action test`\n"
             "- Test AppleScript support:\n  (1) Build with `macos/build.nu`\n  (2) Launch the app\n")
     assert kinds(text) == [("test_command", "macos/build.nu --action test")]
+
+
+def test_a_comment_after_one_space_is_not_part_of_the_command():
+    # the shell opens a comment where a word starts with `#`, however few spaces come before it
+    text = ("## Running tests\n\n```bash\nbuild/release/test/unittest # Fast unit tests\n```\n\n"
+            "Run these before committing:\n\n```bash\ngrep -c '# x' notes.txt # count markers\n"
+            "make lint#fast\n```\n")
+    found = [(d.kind, d.argument) for d in parse(text, "AGENTS.md")]
+    assert ("test_command", "build/release/test/unittest") in found
+    assert ("run", "grep -c '# x' notes.txt") in found and ("run", "make lint#fast") in found
+
+
+@pytest.mark.parametrize("sentence", [
+    "- Bug-fix-only PRs (`Bug fix? = yes`) must not modify any `CHANGELOG.md`/`UPGRADE.md`.",
+    "- Docs-only changes should not touch `src/`.",
+    "- Test-only commits must never run `make release`.",
+])
+def test_a_rule_for_one_kind_of_change_protects_nothing_on_every_change(sentence):
+    assert kinds(sentence + "\n") == []
+
+
+def test_a_rule_for_every_change_still_protects():
+    assert kinds("- PRs must not modify `CHANGELOG.md`.\n") == [("protect_path", "CHANGELOG.md")]
