@@ -13,7 +13,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
 from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SITUATION, SLOT_RE, TESTS,
+    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, TESTS, situation,
 )
 
 #: (kind, command, line, the text it was read from)
@@ -24,7 +24,8 @@ _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installat
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
 _SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
                              r"(?:(?!integration|e2e|slow|live)[\w.+-]+\s+)?(?:unit\s+)?"
-                             r"(?:tests?|test\s+suite|suite)\b")
+                             r"(?:tests?|test\s+suite|suite)\b"
+                             r"|#\s*test\s+(?:the\s+)?(?:whole|entire|full)\s+(?:repo(?:sitory)?|project|codebase)\b")
 
 
 def lead_of_block(clause: str, section: str) -> str | None:
@@ -33,7 +34,7 @@ def lead_of_block(clause: str, section: str) -> str | None:
     low = re.sub(r"\([^)]*\)", " ", clause.lower()).rstrip()
     if ASIDE_SECTION.search(section):
         return None
-    if SLOT_RE.search(low) or NEGATION.search(low) or SITUATION.search(BEFORE_FINISHING.sub(" ", low)):
+    if SLOT_RE.search(low) or NEGATION.search(low) or situation(low):
         return None
     imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
     tests = bool(imperative and imperative.group("run") and TESTS.search(low)) and \
@@ -48,14 +49,20 @@ def lead_of_block(clause: str, section: str) -> str | None:
 
 def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, str]]:
     """(line, command, trailing comment) of each command line of a fenced block."""
-    out, above = [], ""
+    out, above, depth = [], "", 0
     for line in markdown.lines(text[block.start:block.end]):
         body = line.text.strip()
+        # `if …; then` … `fi`: a shell script written inline, not one command per line
+        depth += bool(_COMPOUND_OPEN.match(body)) - bool(_COMPOUND_CLOSE.search(body))
+        if depth > 0 or _COMPOUND_CLOSE.search(body) or _CD_ONLY.match(body):
+            continue  # `cd cli` alone changes the directory for the lines under it, it checks nothing
         if body.startswith("#") and not body.startswith("#!"):
             above = body  # a comment line describes the command under it
             continue
         if not body or body.startswith(("```", "~~~", "//")):
             continue
+        if _PLACEHOLDER_SECRET.search(body):
+            break  # `echo "KEY='sk-...'" > .env.local`: a value the reader must supply, and the lines after need it
         body = body[2:] if body.startswith("$ ") else body
         command, comment = _split_comment(body)
         if runnable_as_written(command):
@@ -94,7 +101,8 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
         kind, said = lead
         tests_lead = kind == "test_command"
         for number, command, comment in commands:
-            if picks_one_test(command) or re.search(r"\b(?:one|single|specific)\b", comment.lower()):
+            # "# Test individual file you worked on", "# Re-run tests on intermittent failure": variants for an occasion
+            if picks_one_test(command) or re.search(r"\b(?:one|single|specific|individual|re-?run)\b", comment.lower()):
                 continue
             if tests_lead and kind == "run" and comment:
                 continue  # "Run the tests:" then `rake smoke  # Quick smoke test`: an alternative, not a step
@@ -117,6 +125,9 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     return required + setup[:1] + [("test_command", c, n, section) for n, c in suite[:1]]
 
 
+_COMPOUND_OPEN = re.compile(r"^(?:if|for|while|until|case)\s(?!.*;\s*(?:fi|done|esac)\s*$)")
+_COMPOUND_CLOSE = re.compile(r"^(?:fi|done|esac)\b")
+_CD_ONLY = re.compile(r"^(?:cd|pushd|popd)(?:\s+\S+)?$")
 #: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
 _WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
@@ -124,4 +135,8 @@ _SETUP_COMMENT = re.compile(r"^#\s*install(?:ing)?\s+(?:the\s+|all\s+|project\s+
 _REQUIRED = re.compile(r"\((?:required|mandatory)\)|^#\s*(?:required|mandatory)\b")
 _SUBPROJECT = re.compile(r"^cd\s+\S+\s*&&")
 #: Long-running servers and watchers are not steps to run and wait for.
-_SERVER = re.compile(r"\b(?:dev\s+server|server|watch|serve|start)\b")
+#: (`docker compose up -d  # Start PostgreSQL`: a service started in the background is one too.)
+_SERVER = re.compile(r"(?i)\b(?:dev\s+server|server|watch|serve|start)\b|\bup\s+(?:-d|--detach)\b")
+#: A value left for the reader to fill in: `sk-...`, `<key>`, `...` as a word.
+_PLACEHOLDER_SECRET = re.compile(r"\w-\.\.\.|<[a-z_ -]*(?:key|token|secret|password)[a-z_ -]*>|(?:^|[\s='\"])\.\.\.(?:$|[\s'\"])",
+                                 re.IGNORECASE)

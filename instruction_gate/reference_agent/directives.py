@@ -29,7 +29,7 @@ from instruction_gate.reference_agent.phrases import (
     ABOVE, APPLIES_TOO, APPROVE_LEAD, CATALOGUE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
     EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
-    ONE_KIND_OF_CHANGE, POSTFIX, PROCEDURE_LABEL, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION,
+    ONE_KIND_OF_CHANGE, POSTFIX, PROCEDURE_LABEL, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION, FINISHING_LABEL, situation,
     TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
     WITHOUT_APPROVAL,
 )
@@ -59,6 +59,7 @@ def _object_gap(gap: str) -> bool:
     return len(words) <= 6 and not (set(words) & GAP_STOP) and "".join(GAP_WORD.sub("", gap).split()) == ""
 
 
+_NOTE = re.compile(r"^\s*\([^()\x00]{1,40}\)")
 _LIST_JOIN = re.compile(r"^\s*(?:,|and|or|nor|&|then|plus|\+|/|,\s*and|,\s*or|,\s*then)?\s*$")
 
 
@@ -79,7 +80,8 @@ def _slot_list(low: str, position: int, codes: list[str]) -> list[str]:
     found, cursor = [], position
     for match in SLOT_RE.finditer(low, position):
         gap = low[cursor:match.start()]
-        if not (_object_gap(gap) if not found else _LIST_JOIN.match(gap)):
+        # "`pnpm run lint` (SwiftLint), `pnpm run format`": a note on the item before does not end the list
+        if not (_object_gap(gap) if not found else _LIST_JOIN.match(_NOTE.sub(" ", gap))):
             break
         found.append(codes[int(match.group(1))])
         cursor = match.end()
@@ -158,6 +160,9 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
         return [codes[int(match.group(1))]], True
     if match := SETUP_LABEL.match(low):
         return [codes[int(match.group(1))]], False
+    if match := FINISHING_LABEL.match(low):  # "Validate before handoff: `lint`, `format`, then `test`"
+        found = _slot_list(low, match.end(), codes)
+        return sorted(found, key=lambda c: not re.search(r"\btest", c)), any(re.search(r"\btest", c) for c in found)
     if match := RUN_START.match(low):
         found = _slot_list(low, match.end(), codes)
         first = SLOT_RE.search(low, match.end())
@@ -247,7 +252,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         runs_tests = bool(re.search(r"\btest\b", commands[0]))
         verify = verify or runs_tests
     opening = SLOT_RE.search(low)
-    situational = SITUATION.search(BEFORE_FINISHING.sub(" ", low))
+    situational = situation(low)
     last = list(SLOT_RE.finditer(low))
     trailing = bool(last) and bool(TRAILING_CONDITION.match(low[last[-1].end():]))
     if (situational and (not opening or situational.start() < opening.start())) or OCCASIONAL.search(low) or \
@@ -319,7 +324,7 @@ def parse(text: str, source: str) -> list[Directive]:
             keep = lead if block.kind == "paragraph" and joined.rstrip().endswith(":") else None
             lead = (lead_kind, readable) if lead_kind else keep
             low = clause.lower()
-            aside = bool(SITUATION.search(BEFORE_FINISHING.sub(" ", low)) or OCCASIONAL.search(low))
+            aside = bool(situation(low) or OCCASIONAL.search(low))
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
                 _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):

@@ -43,15 +43,28 @@ WITHOUT_APPROVAL = re.compile(r"\bwithout\s+(?:(?:explicit|prior|express|written
                               r"(?:approval|permission|confirmation|consent|sign-?off|asking)\b")
 
 TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
-FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|committing|you\s+commit|pushing|you\s+push|"
+FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|hand-?off|committing|you\s+commit|pushing|you\s+push|"
               r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+a\s+(?:pull\s+request|pr)|"
               r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
 BEFORE_FINISHING = re.compile(rf"\bbefore\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
+#: "Validate before handoff: `X`, `Y`, then `Z`": a label saying the commands after it finish every change.
+FINISHING_LABEL = re.compile(rf"^\W*(?:[\w-]+\s+){{0,3}}?before\s+{FINISHING}[*_]*:[*_\s]*(?=\x00)")
+#: "When working in this repository, run …": a lead naming every change in the project, not a situation.
+EVERY_CHANGE_TEXT = (r"\b(?:when|while|whenever)\s+(?:you\s+are\s+|you're\s+)?(?:working|developing|coding)\s+"
+                     r"(?:in|on|with)\s+(?:this|the)\s+(?:repo(?:sitory)?|project|codebase|code\s*base|code)\b")
+EVERY_CHANGE = re.compile(EVERY_CHANGE_TEXT)
 BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b")
 #: Words that, before a command, make it optional or tied to a situation, not meant for every change.
 SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
                         r"specific|single|particular|individual|a\s+given|otherwise|windows|macos|linux|only|e\.g|for example|"
                         r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
+
+
+def situation(low: str) -> re.Match[str] | None:
+    """The first situation word of a lower-cased clause, beside a before-finishing or every-change lead
+    (blanked to spaces, so positions hold)."""
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    return SITUATION.search(EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low)))
 #: "Before making changes that touch the architecture": one kind of change, not every change.
 PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
                                  r"involves)\b")
@@ -62,7 +75,9 @@ TRAILING_CONDITION = re.compile(r"^[\s,(]*(?:only\s+)?(?:if|when|whenever|unless
 OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
                          r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
                          r"(?!(?:any\s+|your\s+|the\s+)?(?:(?:code|source)(?:\s+(?:code|files))?|files|changes)\b(?!\s+[a-z]))|"
-                         r"for\s+updates|upgrad(?:e|ing))\b")
+                         r"for\s+updates|upgrad(?:e|ing)|"
+                         # "For documentation changes, run …": one kind of change
+                         r"for\s+(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?|prs?))\b")
 #: What may precede an imperative verb at the start of a clause.
 LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          rf"afterwards|before\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
@@ -70,6 +85,7 @@ LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|firs
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
          r"after\s+(?:your|each|every|any)\s+change,|"
+         rf"{EVERY_CHANGE_TEXT},?|"
          r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
          r"ensure\s+(?:that\s+)?you)\s+)*")
 RUN_START = re.compile(LEAD + r"(?:run|execute|invoke)\b")
@@ -110,7 +126,10 @@ LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\
 VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
                      r"\b(?:make\s+sure|ensure)\b[^.]{0,40}\btests?\b[^.]{0,20}\bpass|"
                      r"^\W*(?:always\s+)?run\s+(?:the\s+|all\s+|your\s+)?tests?\s+(?:after|before)\b|"
-                     r"^\W*all\s+tests\s+pass\b")
+                     r"^\W*all\s+tests\s+pass\b|"
+                     # "These commands should pass before committing" under a block of checks that runs the tests
+                     r"^\W*(?:these|the\s+above|all\s+(?:of\s+)?these)\s+(?:commands|checks)\s+(?:should|must)\s+"
+                     r"(?:all\s+)?pass\b")
 #: Between a run verb and its command: a short object ("the payments tests with"), never a word that
 #: turns the command into something else's object ("run into errors with no `x`").
 GAP_WORD = re.compile(r"[\w'/-]+|[:,]")
@@ -121,6 +140,8 @@ GAP_STOP = frozenset("to for so which because if when that no not without into o
 #: Sections whose commands are for particular needs, not for every change.
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
+                            # "Documentation Change Verification Tiers": checks for docs changes only
+                            r"|\b(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?)\b"
                             # "Adding Integrations to Test Suite": a heading naming one kind of task; its steps are that task's
                             # (not "Creating a pull request" or "Adding code": those are every change's)
                             r"|(?:^|(?<=/ ))(?:adding|creating|porting|migrating|upgrading|bumping|renaming|removing|"

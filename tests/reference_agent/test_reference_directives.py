@@ -386,3 +386,54 @@ def test_a_rule_for_one_kind_of_change_protects_nothing_on_every_change(sentence
 
 def test_a_rule_for_every_change_still_protects():
     assert kinds("- PRs must not modify `CHANGELOG.md`.\n") == [("protect_path", "CHANGELOG.md")]
+
+
+@pytest.mark.parametrize("lead", ["When working in this repository", "While developing on this project",
+                                  "When working on this codebase"])
+def test_working_in_this_repository_is_every_change_not_a_situation(lead):
+    text = (f"{lead}, run the following commands to verify your changes.\n\n```bash\n# Test whole repo\nmake test\n\n"
+            "# Test individual file you worked on:\nmake test FILE=a_test.py\n\n# Re-run tests on intermittent failure\n"
+            "make test-failed\n\nmake lint\n\ncd web\nif out=$(fmt -l .); [ -n \"$out\" ]; then\n  echo bad && exit 1\nfi\n"
+            "npm run tsc\ncd ..\n```\n\nThese commands should pass before committing.\n")
+    assert kinds(text) == [("test_command", "make test"), ("run", "make lint"), ("run", "npm run tsc"), ("verify", None)]
+
+
+def test_when_debugging_is_still_a_situation():
+    assert kinds("When debugging this repository, run these:\n\n```bash\nmake trace\n```\n") == []
+
+
+@pytest.mark.parametrize("text", [
+    "## Documentation Change Verification Tiers\n\n- **Editorial**: Run `git diff --check` for the changed files.\n",
+    "## Docs changes\n\nRun `pnpm docs:build` before committing.\n",
+    "- For documentation changes, run `pnpm docs:build`.\n",
+    "- When editing docs, run `pnpm docs:build`.\n",
+])
+def test_checks_for_one_kind_of_change_are_not_every_changes(text):
+    assert kinds(text) == []
+
+
+def test_a_documentation_heading_without_a_kind_of_change_keeps_its_steps():
+    assert kinds("## Documentation\n\nRun `pnpm docs:build` before committing.\n") == [("run", "pnpm docs:build")]
+
+
+def test_a_setup_block_stops_at_a_placeholder_secret_and_skips_services():
+    text = ("## Setup\n\n```bash\ndocker compose up -d   # Start PostgreSQL\ncomposer install\n"
+            "echo \"API_KEY='sk-...'\" > .env.local\nbin/console app:index\n```\n")
+    assert kinds(text) == [("run", "composer install")]
+
+
+@pytest.mark.parametrize("line", ["export TOKEN=<your-token>", "echo 'KEY=...' > .env", "echo \"KEY='sk-...'\" > .env"])
+def test_a_line_with_a_placeholder_value_is_never_a_command(line):
+    text = f"Run these before committing:\n\n```bash\n{line}\nmake check\n```\n"
+    assert ("run", line) not in kinds(text)
+
+
+def test_a_range_of_git_revisions_is_not_a_placeholder():
+    text = "Run these before committing:\n\n```bash\ngit diff origin/main... --stat\n```\n"
+    assert kinds(text) == [("run", "git diff origin/main... --stat")]
+
+
+def test_validate_before_handoff_lists_the_finishing_steps():
+    text = "- Validate before handoff: `pnpm run lint` (SwiftLint), `pnpm run format` (fix), then `pnpm run test:safe`.\n"
+    assert kinds(text) == [("test_command", "pnpm run test:safe"), ("run", "pnpm run lint"), ("run", "pnpm run format"),
+                           ("verify", None)]
