@@ -41,14 +41,15 @@ LINT_TRUE_FLOOR = 11
 #: measured before any fix at 0.45 precision, 0.32 recall, 0.29 recall on commands and 18.0 false lint
 #: findings per 20 files (9 false, 5 true); after fixing three categories (a shell comment after one
 #: space kept in the command, prohibitions for "X-only PRs", HTML comments written in code spans)
-#: 0.52 / 0.34 / 0.32 / 14.0, and its floor sits just under that.
+#: 0.52 / 0.34 / 0.32 / 14.0, and its floor sits just under that; six IG002 categories later (git refs,
+#: images, Composer packages, `path/to/` placeholders, naming examples, files the reader writes) 0.0.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
     "tuning": (0.97, 0.83, 0.89, 0.5),
     "held_out": (0.99, 0.89, 0.87, 0.5),
     "held_out_2": (0.90, 0.94, 0.88, 0.5),
     "held_out_3": (0.99, 0.99, 0.99, 0.5),
-    "held_out_4": (0.51, 0.33, 0.31, 14.5),
+    "held_out_4": (0.51, 0.33, 0.31, 0.5),
 }
 #: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
 SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8)}
