@@ -43,15 +43,16 @@ LINT_TRUE_FLOOR = 11
 #: space kept in the command, prohibitions for "X-only PRs", HTML comments written in code spans)
 #: 0.52 / 0.34 / 0.32 / 14.0; after four more grammar categories (an every-change lead "When working in this
 #: repository, run …", checks for one kind of change, set-up lines needing a placeholder secret or a service,
-#: a "Validate before handoff:" label) 0.86 / 0.68 / 0.74 / 14.0, and its floor sits just under that. It stays
-#: out of the whole-corpus floors while its lint findings are unfixed.
+#: a "Validate before handoff:" label) and six IG002 ones (git refs, images, Composer packages, `path/to/`
+#: placeholders, naming examples, files the reader writes) 0.86 / 0.68 / 0.74 / 0.0, and its floor sits just
+#: under that. It stays out of the whole-corpus floors while its directive figures are under the targets.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
     "tuning": (0.97, 0.83, 0.89, 0.5),
     "held_out": (0.99, 0.89, 0.87, 0.5),
     "held_out_2": (0.90, 0.94, 0.88, 0.5),
     "held_out_3": (0.99, 0.99, 0.99, 0.5),
-    "held_out_4": (0.85, 0.67, 0.73, 14.5),
+    "held_out_4": (0.85, 0.67, 0.73, 0.5),
 }
 #: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
 SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8)}

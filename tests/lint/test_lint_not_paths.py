@@ -1,0 +1,45 @@
+"""IG002 and names shaped like paths that are no file of the tree: git refs, images, packages,
+placeholders, naming examples, and files the reader is told to write."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lint.test_lint_rules import findings
+
+
+def _missing(tmp_path, text: str, **extra: str) -> list[str]:
+    files = {"AGENTS.md": text, "src/app.py": "", **extra}
+    return [f.message.split("`")[1] for f in findings(tmp_path, files, "IG002")]
+
+
+@pytest.mark.parametrize("text", [
+    "Lock entries point at `refs/heads/main` upstream.\n",  # a git ref
+    "Release from `refs/tags/v1.2.0` only.\n",
+    "This uses Docker (`acme/lint-docs`) to check the docs.\n",  # an image
+    "- Focused test: `uv run pytest path/to/test.py -q`\n",  # a placeholder
+    "Edit `path/to/module/`, then rerun.\n",
+    "- **Files**: `snake_case` (e.g., `abstract_operator.cpp`)\n",  # a naming style shown
+    "- Include `RELEASE.md` file describing changes\n",  # the reader writes it
+    "- Create a new `docs/adr/0007-cache.md` for the decision.\n",
+    "- Write the `CHANGES.txt` entry before merging.\n",
+])
+def test_names_that_are_no_file_of_the_tree_are_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
+
+
+def test_a_composer_package_name_is_not_stale(tmp_path):
+    text = "- **Demo server** (`acme/mcp-bundle`): start it by hand.\n"
+    assert _missing(tmp_path, text, **{"composer.json": "{}"}) == []
+    assert _missing(tmp_path / "bare", text) == ["acme/mcp-bundle"]  # no Composer project: a path
+
+
+@pytest.mark.parametrize(("text", "stale"), [
+    ("See `refs/old/main.txt`.\n", ["refs/old/main.txt"]),  # not a ref namespace
+    ("This uses Docker with `src/gone.py` mounted.\n", ["src/gone.py"]),  # a file, not owner/name
+    ("- Shared tools live in `tools/` (e.g., `tools/release.rb`)\n", ["tools/", "tools/release.rb"]),
+    ("- Add tests to `tests/unit/` for each change.\n", ["tests/unit/"]),  # a place, not what to write
+    ("- Follow `snake_case`; see `docs/naming.md`.\n", ["docs/naming.md"]),  # a path in a naming sentence
+])
+def test_stale_paths_next_to_such_names_are_still_found(tmp_path, text, stale):
+    assert _missing(tmp_path, text) == stale
