@@ -20,24 +20,20 @@ import bisect
 import re
 from urllib.parse import unquote
 from dataclasses import dataclass
-from typing import Literal
 
 from instruction_gate.lint import markdown
-from instruction_gate.reference_agent import blocks
+from instruction_gate.reference_agent import blocks, clauses, list_leads, prohibitions
+from instruction_gate.reference_agent.kinds import DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import is_command, is_known_program, picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    ABOVE, APPLIES_TOO, APPROVE_LEAD, CATALOGUE_LEAD, BARE_CONTRAST, BARE_LIST, CHECK_OUTCOME, NEVER_LEAD, PROTECT_LEAD, USE_TOOL_LEAD, APPROVAL, ASIDE_SECTION, BARE_DOC, BARE_FILE, BEFORE_FINISHING, CHECKLIST, CHECK_ITEM, CODE, CONTRAST,
-    EDIT_VERB, ENSURE_RUN, EXAMPLE_AFTER, FORBIDDEN_SECTION, FORBID_VERB, GAP_STOP, GAP_WORD, GENERIC_PROCEDURE,
-    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE,
-    ONE_KIND_OF_CHANGE, POSTFIX, PROCEDURE_LABEL, READ, RUN_START, SCOPED, SENTENCE_END, SETUP_LABEL, SITUATION, SLOT, SLOT_RE, SUITE_CONDITION, FINISHING_LABEL, situation,
-    TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL, TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY,
-    WITHOUT_APPROVAL,
+    ABOVE, APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_CONTRAST, BARE_DOC, BEFORE_FINISHING, CATALOGUE_LEAD, CHECKLIST,
+    CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
+    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
+    RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
+    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, situation,
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
-
-DirectiveKind = Literal["run", "test_command", "verify", "forbid_command", "protect_path",
-                        "approve_command", "approve_edit", "read"]
 
 
 @dataclass(frozen=True)
@@ -51,109 +47,6 @@ class Directive:
     text: str  #: the sentence it was read from, for reports
 
 
-Found = list[tuple[DirectiveKind, "str | None"]]
-
-
-def _object_gap(gap: str) -> bool:
-    words = GAP_WORD.findall(gap)
-    return len(words) <= 6 and not (set(words) & GAP_STOP) and "".join(GAP_WORD.sub("", gap).split()) == ""
-
-
-_NOTE = re.compile(r"^\s*\([^()\x00]{1,40}\)")
-_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|nor|&|then|plus|\+|/|,\s*and|,\s*or|,\s*then)?\s*$")
-
-
-def _clauses(text: str) -> list[tuple[str, list[str]]]:
-    """Split text into clauses with backticked spans replaced by numbered slots."""
-    codes: list[str] = []
-
-    def slot(match: re.Match[str]) -> str:
-        codes.append(match.group(1).strip())
-        return SLOT.format(len(codes) - 1)
-
-    masked = CODE.sub(slot, text)
-    return [(c, codes) for c in SENTENCE_END.split(masked) if c and c.strip()]
-
-
-def _slot_list(low: str, position: int, codes: list[str]) -> list[str]:
-    """The command slots right after `position`: a list joined by commas/and/then, nothing else."""
-    found, cursor = [], position
-    for match in SLOT_RE.finditer(low, position):
-        gap = low[cursor:match.start()]
-        # "`pnpm run lint` (SwiftLint), `pnpm run format`": a note on the item before does not end the list
-        if not (_object_gap(gap) if not found else _LIST_JOIN.match(_NOTE.sub(" ", gap))):
-            break
-        found.append(codes[int(match.group(1))])
-        cursor = match.end()
-    return found
-
-
-def _slots_after(clause: str, position: int, codes: list[str]) -> list[str]:
-    return [codes[int(m.group(1))] for m in SLOT_RE.finditer(clause, position)]
-
-
-def _readable(clause: str, codes: list[str]) -> str:
-    return SLOT_RE.sub(lambda m: f"`{codes[int(m.group(1))]}`", clause).strip()
-
-
-def _prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "",
-                 subject: str | None = None) -> Found:
-    if (SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start())) or \
-            ONE_KIND_OF_CHANGE.search(low, 0, negation.start()):
-        return []  # "when running `nu -c`, never use `echo`", "docs-only PRs must not …": scoped to one situation
-    if example := EXAMPLE_AFTER.search(low, negation.end()):
-        low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
-    if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):
-        return _protected(low, codes, negation, edit, clause, subject)
-    if verb := FORBID_VERB.search(low, negation.end()):
-        slots = list(SLOT_RE.finditer(low, verb.end()))
-        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)|"
-                              r"[\s,]*[(—–-]?\s*(?:except|other\s+than|apart\s+from)\b", low[slots[-1].end():]):
-            # scoped to a purpose or a place ("Do not use `curl` to test HMR"), or with an exception
-            # ("do not use `zig build` (except to build the library)"): not a blanket ban
-            return []
-        # the list right after the verb: "Never use `npm`, use `pnpm` instead" bans npm only
-        if not slots:
-            return _bare_programs(low[verb.end():])  # "Never use pip"
-        return [("forbid_command", t) for t in _slot_list(low, verb.end(), codes) if is_command(t)]
-    if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
-        command = codes[int(direct.group(1))]
-        return [("forbid_command", command)] if is_command(command) else []
-    if (verb := FORBID_VERB.search(low[:negation.start()])) and POSTFIX.search(low, verb.end()):
-        # "Using `make deploy` is prohibited": the prohibition follows what it forbids
-        return [("forbid_command", t) for t in _slots_after(low[:negation.start()], verb.end(), codes)
-                if is_command(t)]
-    if not SLOT_RE.search(low, negation.end()):
-        return _bare_programs(low[negation.end():])  # "never Node.js, npm, pnpm, yarn, or jest"
-    return []  # a negated sentence never becomes a positive directive
-
-
-def _bare_programs(rest: str) -> Found:
-    """Tools a prohibition names without backticks: only when the rest of the clause is nothing but
-    a list of names, and only the names of known programs ("Node.js" is a runtime, not a command)."""
-    listed = BARE_LIST.match(rest)
-    names = [w.rstrip(".") for w in re.findall(r"[\w.+-]+", listed.group(1))] if listed else []
-    return [("forbid_command", w) for w in names if w not in ("or", "nor", "and") and is_known_program(w)]
-
-
-def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str,
-               subject: str | None = None) -> Found:
-    """Paths a prohibition of editing names: in backticks after the verb, written bare after it
-    ("Never change global.json"), before it when it opens and closes the clause ("`x/*.cs`
-    (generated, don't edit)"; not "the signatures in `pkg/` should not change"), or the path its
-    list item opens with, when the prohibition points back at it ("`upstream/` - … Do not modify
-    these"). Only what looks like a path or a glob counts."""
-    after = _slots_after(low, verb.end(), codes)
-    if not after and not SLOT_RE.search(low, verb.end()):
-        bare = BARE_FILE.findall(SLOT_RE.sub(" ", clause[verb.end():])) if clause else []
-        closing = re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) and (
-            re.match(r"^\W*\x00\d+\x00", low) or re.search(r"[(—–]\s*[^()]*$", low[:negation.start()]))
-        after = bare or (_slots_after(low[:negation.start()], 0, codes) if closing else [])
-        if not after and subject and re.match(r"\s+(?:these|this|them|it|those)\b", low[verb.end():]):
-            after = [subject]
-    return [("protect_path", t) for t in after if PATH_LIKE.match(t.strip())]
-
-
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
     """Commands the clause orders run, and whether they run the tests."""
     if match := TEST_LABEL.match(low) or LABELLED_TEST.match(low) or TESTS_PASS_COMMAND.search(low):
@@ -161,10 +54,10 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
     if match := SETUP_LABEL.match(low):
         return [codes[int(match.group(1))]], False
     if match := FINISHING_LABEL.match(low):  # "Validate before handoff: `lint`, `format`, then `test`"
-        found = _slot_list(low, match.end(), codes)
+        found = clauses.slot_list(low, match.end(), codes)
         return sorted(found, key=lambda c: not re.search(r"\btest", c)), any(re.search(r"\btest", c) for c in found)
     if match := RUN_START.match(low):
-        found = _slot_list(low, match.end(), codes)
+        found = clauses.slot_list(low, match.end(), codes)
         first = SLOT_RE.search(low, match.end())
         purpose = low[first.end():] if first else ""
         tests = bool(found and (TESTS.search(low, 0, first.start()) or
@@ -203,15 +96,15 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     """The directives of one clause; `subject` is the path or command its list item opens with."""
     low = clause.lower()
     if approval := APPROVAL.search(low):
-        targets = _slots_after(low, approval.end(), codes)
+        targets = clauses.slots_after(low, approval.end(), codes)
         kind: DirectiveKind = "approve_edit" if EDIT_VERB.search(low, approval.end()) else "approve_command"
         return [(kind, t) for t in targets]
     if (negation := NEGATION.search(low)) and (lifted := WITHOUT_APPROVAL.search(low, negation.end())):
         # "Do not run `git push --force` without explicit approval": ask first, not never
         approve = {"forbid_command": "approve_command", "protect_path": "approve_edit"}
-        return [(approve[kind], t) for kind, t in _prohibition(low[:lifted.start()], codes, negation, clause, subject)]
+        return [(approve[kind], t) for kind, t in prohibitions.prohibition(low[:lifted.start()], codes, negation, clause, subject)]
     if negation:
-        return _prohibition(low, codes, negation, clause, subject)
+        return prohibitions.prohibition(low, codes, negation, clause, subject)
     if ASIDE_SECTION.search(section):
         return []  # tips, troubleshooting, quick references: commands for when they are needed
     if (procedure := PROCEDURE_LABEL.match(low)) and not (
@@ -228,7 +121,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     if re.match(LEAD + r"(?:use|run)\b", low) and (bare := BARE_CONTRAST.search(low)) and is_known_program(bare.group(1)):
         return [("forbid_command", bare.group(1))]  # "Use **tox** for testing (not pytest directly)"
     if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low):
-        docs = [c for c in _slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
+        docs = [c for c in clauses.slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
         docs += _link_documents(SLOT_RE.sub(" ", clause))
         # "[AGENTS.md](./AGENTS.md)": a link's text and its target name one document
         unique = {d.removeprefix("./"): d for d in reversed(docs)}
@@ -242,7 +135,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         if EDIT_VERB.search(title):  # "Generated files (never edit by hand)": its items name paths
             path = codes[int(item.group(1))]
             return [("protect_path", path)] if PATH_LIKE.match(path) else []
-        return [("forbid_command", c) for c in [codes[int(item.group(1))]] + _slot_list(low, item.end(), codes)
+        return [("forbid_command", c) for c in [codes[int(item.group(1))]] + clauses.slot_list(low, item.end(), codes)
                 if is_command(c)]
     if not commands and CHECKLIST.search(section) and (label := CHECK_ITEM.match(low)):
         commands, runs_tests = [codes[int(label.group(1))]], bool(TESTS.search(low, 0, label.start(1)))
@@ -271,7 +164,6 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     return found
 
 
-
 def parse(text: str, source: str) -> list[Directive]:
     """Every directive in `text`, in document order; each keeps the line its clause starts on."""
     directives: list[Directive] = []
@@ -280,8 +172,8 @@ def parse(text: str, source: str) -> list[Directive]:
     aside = False  # the block that follows is introduced for one situation ("To run specific tests:")
     steps_aside = False  # the list that follows is, too
     headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
-    list_lead: str | None = None  # what the paragraph above makes of the list that follows (`_led_item`)
-    spans = _code_spans(all_lines)
+    list_lead: str | None = None  # what the paragraph above makes of the list that follows (`list_leads.led_item`)
+    spans = list_leads.code_spans(all_lines)
     for block in markdown.blocks(text):
         section = " / ".join(title for _, title in headings)
         if block.kind == "code":
@@ -303,18 +195,18 @@ def parse(text: str, source: str) -> list[Directive]:
         lead = None
         if block.kind != "item":
             steps_aside = False
-            list_lead = _list_lead(joined)
+            list_lead = list_leads.list_lead(joined)
         opening = re.match(r"^\W*`([^`\n]+)`", joined) if block.kind == "item" else None
         subject = opening.group(1).strip() if opening else None
-        for clause, codes, offset in _located_clauses(joined):
+        for clause, codes, offset in clauses.located(joined):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
-            readable = _readable(clause, codes)
-            led = _led_item(list_lead, clause, codes, section, subject) if block.kind == "item" else None
+            readable = clauses.readable(clause, codes)
+            led = list_leads.led_item(list_lead, clause, codes, section, subject, _parse_clause) if block.kind == "item" else None
             found = [] if steps_aside else led if led is not None else _parse_clause(clause, codes, section, subject)
             above = {codes[int(m.group(1))] for m in ABOVE.finditer(clause)}
             for kind, argument in found:
                 where = number
-                if argument in above and (full := _written_above(argument, number, spans)):
+                if argument in above and (full := list_leads.written_above(argument, number, spans)):
                     argument, where = full  # "`go build` (above) succeeds": the command as written above
                     if any((d.kind, d.argument, d.line) == (kind, argument, where) for d in directives):
                         continue  # already read where it is written
@@ -332,59 +224,8 @@ def parse(text: str, source: str) -> list[Directive]:
     return directives
 
 
-def _list_lead(paragraph: str) -> str | None:
-    low = paragraph.lower().strip()
-    for kind, pattern in (("run", USE_TOOL_LEAD), ("protect", PROTECT_LEAD), ("approve", APPROVE_LEAD),
-                          ("never", NEVER_LEAD)):
-        if pattern.search(low):
-            return kind
-    return None
-
-
-def _led_item(lead: str | None, clause: str, codes: list[str], section: str, subject: str | None) -> Found | None:
-    """The directives of a list item under a paragraph that introduces the list, or None to read it as usual:
-    under "Use `ruff` for linting:" an item that is only a command is a step; under "Do not edit these:"
-    the path an item opens with is protected; under "**Ask first**" what an item names needs approval;
-    under "**Never**" each item is a prohibition."""
-    low = clause.lower()
-    if lead == "run" and (only := re.fullmatch(r"\W*\x00(\d+)\x00\W*", low)):
-        command = codes[int(only.group(1))]
-        return [("run", command)] if runnable_as_written(command) else None
-    if lead == "protect" and subject and PATH_LIKE.match(subject) and re.match(r"^\W*\x00\d+\x00", low):
-        return [("protect_path", subject)]
-    if lead == "approve":
-        return [("approve_command" if is_command(t) else "approve_edit", t) for t in _slots_after(low, 0, codes)]
-    if lead == "never":
-        return _parse_clause("never " + clause, codes, section, subject)
-    return None
-
-
-def _code_spans(lines) -> list[tuple[int, str]]:
-    return [(line.number, m.group(1).strip()) for line in lines for m in CODE.finditer(line.text)]
-
-
-def _written_above(short: str, number: int, spans: list[tuple[int, str]]) -> tuple[str, int] | None:
-    """The first command before line `number` that `short` abbreviates (`go build` of `go build -mod=readonly work`):
-    where the file spells the command out, ahead of its variants."""
-    full = [(code, line) for line, code in spans if line < number and code.startswith(short + " ")
-            and runnable_as_written(code)]
-    return full[0] if full else None
-
-
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and
 #: "When the feature is finished:" are every change.
 _SITUATION_LEAD = re.compile(r"^\W*(?:when|whenever|while|if)\b(?![^:]*\b(?:code|changes?|files?|finished|done|complete|"
                              r"ready)\b)")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")
-
-
-def _located_clauses(text: str) -> list[tuple[str, list[str], int]]:
-    """`_clauses` of a block's joined text, each with the offset in `text` where it starts."""
-    located, position = [], 0
-    for clause, codes in _clauses(text):
-        readable = _readable(clause, codes)
-        found = text.find(readable[:20], position) if readable else -1
-        offset = found if found >= 0 else position
-        located.append((clause, codes, offset))
-        position = max(position, offset)
-    return located

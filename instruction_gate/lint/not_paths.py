@@ -1,0 +1,130 @@
+"""Names in code spans that look like paths but are not this repository's files (IG002 leaves them alone).
+
+Branches, headers, extensions, git refs, function arities, example and placeholder segments, code
+identifiers, other repositories' files, naming-style samples, illustrations, things a tool or the
+reader makes, contrasts, served URLs and owner/name repositories.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+
+from instruction_gate.lint import generated, illustrations, markdown
+from instruction_gate.lint.context import LintContext
+from instruction_gate.lint.references import Reference
+
+
+#: Prose about branches names them in code spans: `feature/new-cli-command` is not a path.
+_BRANCH = re.compile(r"\bbranch(?:es)?\b", re.IGNORECASE)
+#: Bare header names (`stdarg.h`) are the system's or a dependency's, found by the compiler.
+_HEADER = re.compile(r"^[\w\-.]+\.(h|hh|hpp|hxx)$")
+
+
+#: Prose about repositories names them as owner/name: `acme/widgets` is a repository, not a path.
+_REPOSITORY = re.compile(r"\b(?:repo|repos|repository|repositories|fork|forks|upstream|github|gitlab|"
+                         r"organi[sz]ations?|org|package|packages|crate|crates|module|"
+                         r"docker|podman|images?|containers?)\b", re.IGNORECASE)  # an image: `owner/tool`
+_OWNER_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+#: A file extension named alone (`.py`, `.md`) speaks of a kind of file, not of a file.
+_BARE_EXTENSION = re.compile(r"^\*?(?:\.[A-Za-z0-9]{1,6}){1,2}$")
+#: A git ref (`refs/heads/main`, `refs/tags/v1.2`): a name in the repository's history, not a file.
+_GIT_REF = re.compile(r"^refs/(?:heads|tags|remotes|pull|notes)/")
+#: A name with an arity (`GenServer.call/3`, `dbg/1`): a function, not a path.
+_ARITY = re.compile(r"/\d+$")
+#: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`, `path/to/test.py`.
+_EXAMPLE_SEGMENT = re.compile(r"(?:^|/)path/to/|(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)|(?:^|/|_)(?:foo|baz|xxx)[_-]|_(?:foo|baz|xxx)\."
+                              r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))")  # a naming style
+
+
+#: A sentence placing a file in another repository.
+_OTHER_REPOSITORY = re.compile(r"\b(?:in|from|of)\s+(?:that|the\s+other|another|the\s+upstream|their)\s+"
+                               r"(?:repo|repository|project)\b", re.IGNORECASE)
+#: A sentence about naming: a bare file name in it shows the style (`snake_case` (e.g., `abstract_operator.cpp`)).
+_NAMING = re.compile(r"(?i)\b(?:snake_case|kebab-case|camel-?case|pascal-?case|naming(?:\s+conventions?)?)\b")
+#: A sentence about a running server or browser: `.html` paths in it are URLs, not files.
+_SERVED = re.compile(r"\b(?:dev\s+server|server|browser|localhost|url)\b", re.IGNORECASE)
+
+
+#: Words that introduce an illustration: a missing path after them is an example, not a stale reference.
+_EXAMPLE_INTRO = re.compile(r"\b(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like)(?:\s|$)", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.!?;]\s")
+
+
+def _clause_before(prose: str, offset: int) -> str:
+    """The sentence that holds `offset`, up to it ("e.g." and "i.e." do not end a sentence)."""
+    before = prose[:max(offset, 0)]
+    ends = [m.end() for m in _CLAUSE_END.finditer(before)]
+    return before[ends[-1] if ends else 0:]
+
+
+def _sentence_around(prose: str, offset: int) -> str:
+    starts = [0] + [m.end() for m in re.finditer(r"[.!?;]\s", prose[:max(offset, 0)])]
+    end = re.search(r"[.!?;](?:\s|$)", prose[max(offset, 0):])
+    return prose[starts[-1]:offset + end.end() if end else len(prose)]
+
+
+#: A piece of a file name (`_test.rb`, `-config.json`): a suffix the text describes, not a file.
+_NAME_FRAGMENT = re.compile(r"^[_-][\w.-]+$")
+#: "(NOT `spec/`)", "instead of `lib/old.rb`": a contrast naming the path as what the project does not use.
+_NEGATED = re.compile(r"(?i)(?:\(\s*(?:not|no)|\binstead\s+of|\brather\s+than)\W*$")
+
+
+#: `Rails/AssertNot`, `Style/StringLiterals`: a namespaced name in PascalCase (a RuboCop cop, a module).
+_PASCAL_PATH = re.compile(r"^[A-Z][a-z0-9]+\w*(?:/[A-Z][a-z0-9]+\w*)+$")
+
+
+def _identifier_path(ref: Reference, ctx: LintContext) -> bool:
+    """A name shaped like a path that names code, not a file: a namespaced PascalCase name, or in a Go
+    module a package import path (`testify/mock`, `x/tools/go/packages`), next to a composer.json a
+    Composer package (`symfony/mcp-bundle`). Only when its first segment
+    names nothing in the repository, so a stale path of this tree is still a stale path."""
+    name = ref.name
+    if "/" not in name or name.endswith("/") or name.startswith((".", "/")) or "." in name.rsplit("/", 1)[-1]:
+        return False
+    first = name.split("/", 1)[0]
+    if first in ctx.dirs or first in ctx.basenames or any(d.rsplit("/", 1)[-1] == first for d in ctx.dirs):
+        return False
+    if name.islower() and name.count("/") == 1 and "composer.json" in ctx.basenames:
+        return True  # Composer names every package vendor/name: `symfony/mcp-bundle`
+    return bool(_PASCAL_PATH.match(name)) or (name.islower() and "go.mod" in ctx.basenames)
+
+
+def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx: LintContext) -> bool:
+    if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
+            _EXAMPLE_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx) or \
+            (_GIT_REF.match(ref.name) and "refs" not in ctx.dirs):
+        return True
+    line = lines[ref.line - 1]
+    if illustrations.code_name(ref.name, ctx.dirs) or illustrations.illustration(ref.name, lines, ref.line - 1, ref.column) or \
+            illustrations.quoted_value(ref.name, line.text, ref.column, ctx.dirs):
+        return True
+    if lines[ref.line - 1].in_code:
+        return False
+    offset = lines[ref.line - 1].start + ref.column
+    found = markdown.blocks(text)
+    index = bisect.bisect_right([b.start for b in found], offset) - 1
+    block = found[index] if index >= 0 and found[index].start <= offset < found[index].end else None
+    prose = text[block.start:block.end] if block is not None else ""
+    if _BRANCH.search(prose) and "." not in ref.name.rsplit("/", 1)[-1]:
+        return True
+    sentence = _sentence_around(prose, offset - (block.start if block is not None else 0))
+    if _OTHER_REPOSITORY.search(sentence):
+        return True  # "see `docs/x.md` in that repo": another repository's file
+    if "/" not in ref.name and _NAMING.search(sentence):
+        return True  # a file name showing a naming style, not a file of this tree
+    before = _clause_before(prose, offset - (block.start if block is not None else 0))
+    if _EXAMPLE_INTRO.search(before):
+        return True  # "e.g. for layouts, it's `layouts/page.html`": an illustration, not this repository's file
+    if _NEGATED.search(before.rstrip("` ")):
+        return True  # "(NOT `spec/` - Rails uses Minitest)": named as what the repository does not have
+    if generated.made_by_a_tool(prose, offset - (block.start if block is not None else 0), ref.name):
+        return True
+    if generated.made_by_the_reader(before):
+        return True  # "Include a `RELEASE.md` file": the reader is told to write it, so it is absent until then  # "Creates `commands.gen.ts`", "`names.json` is generated by `make names`": made on demand
+    if ref.name.endswith((".html", ".htm")) and _SERVED.search(sentence):
+        return True  # a page a running server serves, named by its URL path
+    # owner/name in prose about repositories, when no such first directory exists anywhere
+    first = ref.name.split("/", 1)[0]
+    return "." not in ref.name.rsplit("/", 1)[-1] and bool(_OWNER_NAME.match(ref.name) and _REPOSITORY.search(prose) and first not in ctx.dirs
+                and first not in ctx.basenames)

@@ -1,0 +1,51 @@
+"""List leads: a paragraph that introduces the list below it, and commands an item abbreviates from above."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from instruction_gate.reference_agent import clauses
+from instruction_gate.reference_agent.kinds import Found
+from instruction_gate.reference_agent.command_text import is_command, runnable_as_written
+from instruction_gate.reference_agent.phrases import APPROVE_LEAD, CODE, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, USE_TOOL_LEAD
+
+
+def list_lead(paragraph: str) -> str | None:
+    low = paragraph.lower().strip()
+    for kind, pattern in (("run", USE_TOOL_LEAD), ("protect", PROTECT_LEAD), ("approve", APPROVE_LEAD),
+                          ("never", NEVER_LEAD)):
+        if pattern.search(low):
+            return kind
+    return None
+
+
+def led_item(lead: str | None, clause: str, codes: list[str], section: str, subject: str | None,
+             read_clause: Callable[[str, list[str], str, str | None], Found]) -> Found | None:
+    """The directives of a list item under a paragraph that introduces the list, or None to read it as usual:
+    under "Use `ruff` for linting:" an item that is only a command is a step; under "Do not edit these:"
+    the path an item opens with is protected; under "**Ask first**" what an item names needs approval;
+    under "**Never**" each item is a prohibition, read by `read_clause` (the clause grammar)."""
+    low = clause.lower()
+    if lead == "run" and (only := re.fullmatch(r"\W*\x00(\d+)\x00\W*", low)):
+        command = codes[int(only.group(1))]
+        return [("run", command)] if runnable_as_written(command) else None
+    if lead == "protect" and subject and PATH_LIKE.match(subject) and re.match(r"^\W*\x00\d+\x00", low):
+        return [("protect_path", subject)]
+    if lead == "approve":
+        return [("approve_command" if is_command(t) else "approve_edit", t) for t in clauses.slots_after(low, 0, codes)]
+    if lead == "never":
+        return read_clause("never " + clause, codes, section, subject)
+    return None
+
+
+def code_spans(lines) -> list[tuple[int, str]]:
+    return [(line.number, m.group(1).strip()) for line in lines for m in CODE.finditer(line.text)]
+
+
+def written_above(short: str, number: int, spans: list[tuple[int, str]]) -> tuple[str, int] | None:
+    """The first command before line `number` that `short` abbreviates (`go build` of `go build -mod=readonly work`):
+    where the file spells the command out, ahead of its variants."""
+    full = [(code, line) for line, code in spans if line < number and code.startswith(short + " ")
+            and runnable_as_written(code)]
+    return full[0] if full else None

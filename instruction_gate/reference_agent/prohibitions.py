@@ -1,0 +1,70 @@
+"""Prohibitions: the commands a negated clause forbids and the paths it protects from editing."""
+
+from __future__ import annotations
+
+import re
+
+from instruction_gate.reference_agent import clauses
+from instruction_gate.reference_agent.kinds import Found
+from instruction_gate.reference_agent.command_text import is_command, is_known_program
+from instruction_gate.reference_agent.phrases import (
+    BARE_FILE, BARE_LIST, EDIT_VERB, EXAMPLE_AFTER, FORBID_VERB, ONE_KIND_OF_CHANGE, PATH_LIKE, POSTFIX, SCOPED, SLOT_RE,
+)
+
+
+def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "",
+                subject: str | None = None) -> Found:
+    if (SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start())) or \
+            ONE_KIND_OF_CHANGE.search(low, 0, negation.start()):
+        return []  # "when running `nu -c`, never use `echo`", "docs-only PRs must not …": scoped to one situation
+    if example := EXAMPLE_AFTER.search(low, negation.end()):
+        low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
+    if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):
+        return _protected(low, codes, negation, edit, clause, subject)
+    if verb := FORBID_VERB.search(low, negation.end()):
+        slots = list(SLOT_RE.finditer(low, verb.end()))
+        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)|"
+                              r"[\s,]*[(—–-]?\s*(?:except|other\s+than|apart\s+from)\b", low[slots[-1].end():]):
+            # scoped to a purpose or a place ("Do not use `curl` to test HMR"), or with an exception
+            # ("do not use `zig build` (except to build the library)"): not a blanket ban
+            return []
+        # the list right after the verb: "Never use `npm`, use `pnpm` instead" bans npm only
+        if not slots:
+            return _bare_programs(low[verb.end():])  # "Never use pip"
+        return [("forbid_command", t) for t in clauses.slot_list(low, verb.end(), codes) if is_command(t)]
+    if direct := re.match(r"[\s*_:]*\x00(\d+)\x00", low[negation.end():]):  # "Never `git push` without …"
+        command = codes[int(direct.group(1))]
+        return [("forbid_command", command)] if is_command(command) else []
+    if (verb := FORBID_VERB.search(low[:negation.start()])) and POSTFIX.search(low, verb.end()):
+        # "Using `make deploy` is prohibited": the prohibition follows what it forbids
+        return [("forbid_command", t) for t in clauses.slots_after(low[:negation.start()], verb.end(), codes)
+                if is_command(t)]
+    if not SLOT_RE.search(low, negation.end()):
+        return _bare_programs(low[negation.end():])  # "never Node.js, npm, pnpm, yarn, or jest"
+    return []  # a negated sentence never becomes a positive directive
+
+
+def _bare_programs(rest: str) -> Found:
+    """Tools a prohibition names without backticks: only when the rest of the clause is nothing but
+    a list of names, and only the names of known programs ("Node.js" is a runtime, not a command)."""
+    listed = BARE_LIST.match(rest)
+    names = [w.rstrip(".") for w in re.findall(r"[\w.+-]+", listed.group(1))] if listed else []
+    return [("forbid_command", w) for w in names if w not in ("or", "nor", "and") and is_known_program(w)]
+
+
+def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str,
+               subject: str | None = None) -> Found:
+    """Paths a prohibition of editing names: in backticks after the verb, written bare after it
+    ("Never change global.json"), before it when it opens and closes the clause ("`x/*.cs`
+    (generated, don't edit)"; not "the signatures in `pkg/` should not change"), or the path its
+    list item opens with, when the prohibition points back at it ("`upstream/` - … Do not modify
+    these"). Only what looks like a path or a glob counts."""
+    after = clauses.slots_after(low, verb.end(), codes)
+    if not after and not SLOT_RE.search(low, verb.end()):
+        bare = BARE_FILE.findall(SLOT_RE.sub(" ", clause[verb.end():])) if clause else []
+        closing = re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) and (
+            re.match(r"^\W*\x00\d+\x00", low) or re.search(r"[(—–]\s*[^()]*$", low[:negation.start()]))
+        after = bare or (clauses.slots_after(low[:negation.start()], 0, codes) if closing else [])
+        if not after and subject and re.match(r"\s+(?:these|this|them|it|those)\b", low[verb.end():]):
+            after = [subject]
+    return [("protect_path", t) for t in after if PATH_LIKE.match(t.strip())]
