@@ -397,7 +397,7 @@ def test_opencode_reads_claude_md_without_agents_md_unless_the_fallback_is_off(g
     (["/x/adapters/gemini"], {"workspace_settings": "trust"}, ".gemini/settings.json"),
     (["/x/adapters/opencode", "--workspace-settings", "trust"], {}, "opencode.json"),
     (["/x/adapters/codex"], {"extra_args": "-c project_doc_max_bytes=10"}, "project_doc_max_bytes"),
-    (["/x/adapters/gemini"], {"extra_args": "--include-directories ../shared"}, "--include-directories"),
+    (["/x/adapters/gemini"], {"extra_args": "--include-directories ../sibling-docs"}, "--include-directories"),
 ])
 def test_an_agent_trusted_to_load_what_the_rules_cannot_see_runs_every_task(git_repo, argv, options, says):
     base = _one_task_repo(git_repo, {"AGENTS.md": "root\n", "pkg/AGENTS.md": "pkg\n", "other/x.py": ""},

@@ -116,10 +116,10 @@ def _cap(files: tuple[LoadedFile, ...], cap: int | None) -> tuple[LoadedFile, ..
     if cap is None:
         return files
     out, remaining = [], cap
-    for loaded in files:
+    for file in files:
         if remaining <= 0:
             break
-        taken = min(loaded.size, remaining)
-        out.append(LoadedFile(loaded.path, loaded.size, taken, truncated=taken < loaded.size))
+        taken = min(file.size, remaining)
+        out.append(LoadedFile(file.path, file.size, taken, truncated=taken < file.size))
         remaining -= taken
     return tuple(out)

@@ -37,7 +37,7 @@ def context(tree: Tree, policy: LintPolicy, instruction_paths: Iterable[str] = (
     directories = {"", *(dirname(p) for p in roots), *extra_directories}
     found = chains(tree, roots, directories, policy.byte_caps)
     # A CLAUDE.md linked to AGENTS.md is one text: its findings are reported once, at the target.
-    linked = {p for p in texts if (target := inside_target(p, tree.link_target, texts.__contains__)) not in (None, p)}
+    linked = {p for p in texts if inside_target(p, tree.link_target, texts.__contains__) not in (None, p)}
     return LintContext(tree, {p: text for p, text in texts.items() if p not in linked}, found, policy,
                        found_imports, {p: len(data) for p, data in contents.items()})
 
