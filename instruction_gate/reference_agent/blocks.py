@@ -13,7 +13,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
 from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written
 from instruction_gate.reference_agent.phrases import (
-    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, TESTS, situation,
+    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, TESTS, conditional, situation,
 )
 
 #: (kind, command, line, the text it was read from)
@@ -34,7 +34,7 @@ def lead_of_block(clause: str, section: str) -> str | None:
     low = re.sub(r"\([^)]*\)", " ", clause.lower()).rstrip()
     if ASIDE_SECTION.search(section):
         return None
-    if SLOT_RE.search(low) or NEGATION.search(low) or situation(low):
+    if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
         return None
     imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
     tests = bool(imperative and imperative.group("run") and TESTS.search(low)) and \

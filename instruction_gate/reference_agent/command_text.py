@@ -87,14 +87,33 @@ _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*$")
 _WINDOWS_ONLY = re.compile(r"(?i)^(?:\S*\.(?:cmd|bat|ps1)|powershell(?:\.exe)?|pwsh|cmd(?:\.exe)?)$")
 
 
+#: Tools that, named alone, do not do a job: run with no arguments they print help, wait on stdin or open a
+#: REPL (`gofmt`, `prettier`, `cargo`, `python`). "Use `gofmt` to format code" names a tool, not a command;
+#: `pytest`, `make`, `tox`, `tsc` or `ls` alone do what they are for.
+_NEEDS_ARGUMENTS = frozenset({
+    "gofmt", "prettier", "ruff", "black", "isort", "pylint", "mypy", "biome", "golangci-lint", "eslint",
+    "cargo", "go", "npm", "pnpm", "bun", "deno", "uv", "poetry", "hatch", "pdm", "composer", "dotnet", "swift",
+    "zig", "stack", "cabal", "dune", "sbt", "lein", "gradle", "mvn", "bazel", "cmake", "rustup", "git", "gh",
+    "docker", "kubectl", "terraform", "helm", "pip", "pip3", "python", "python3", "node", "npx", "uvx",
+    "pipx", "vite", "rollup", "esbuild", "parcel", "karma", "turbo", "nx", "lerna", "rustfmt", "clang-format",
+})
+
+
+def names_a_tool_only(code: str) -> bool:
+    """A bare program name with nothing after it that, run so, does not do the job (`gofmt`, `ruff`)."""
+    tokens = code.split()
+    return len(tokens) == 1 and tokens[0] in _NEEDS_ARGUMENTS
+
+
 def is_known_program(word: str) -> bool:
     """A tool named bare in prose ("never npm, pnpm or jest"): only the programs known by name count."""
     return word.lower() in _SHELL_PROGRAMS
 
 
 def runnable_as_written(code: str) -> bool:
-    """A command that is meant to be run as it stands: no placeholder to fill in, not Windows-only."""
-    return is_command(code) and not _PLACEHOLDER.search(code) and not windows_only(code)
+    """A command that is meant to be run as it stands: no placeholder to fill in, not Windows-only,
+    not a tool named alone that needs arguments to do anything."""
+    return is_command(code) and not _PLACEHOLDER.search(code) and not windows_only(code) and not names_a_tool_only(code)
 
 
 def windows_only(code: str) -> bool:

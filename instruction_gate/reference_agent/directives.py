@@ -30,7 +30,7 @@ from instruction_gate.reference_agent.phrases import (
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
-    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, situation,
+    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, conditional, situation,
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
@@ -149,7 +149,7 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     last = list(SLOT_RE.finditer(low))
     trailing = bool(last) and bool(TRAILING_CONDITION.match(low[last[-1].end():]))
     if (situational and (not opening or situational.start() < opening.start())) or OCCASIONAL.search(low) or \
-            trailing or PARTICULAR_CHANGES.search(low):
+            trailing or PARTICULAR_CHANGES.search(low) or conditional(low):
         commands = []  # one situation's command, or an optional one
     commands = [c for c in commands if runnable_as_written(c) and not picks_one_test(c)]
     found: Found = []

@@ -65,6 +65,32 @@ def situation(low: str) -> re.Match[str] | None:
     (blanked to spaces, so positions hold)."""
     blank = lambda m: " " * len(m.group())  # noqa: E731
     return SITUATION.search(EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low)))
+#: Words anywhere in a clause that leave a command to the reader's judgement ("Run the applicable checks",
+#: "… as needed", "consider running …"): the grammar abstains rather than guess which case applies.
+HEDGE = re.compile(r"\b(?:applicable|relevant|as\s+needed|as\s+appropriate|consider|feel\s+free|"
+                   r"(?:if|when|where)\s+(?:needed|necessary|required|applicable|appropriate|relevant|possible))\b")
+#: A condition anywhere in a clause, beside every-change ones ("when you are done", "when working in this repo").
+CONDITION = re.compile(r"\b(?:if|when|whenever|unless|in\s+case|only|except)\b")
+#: "when making any code/config changes", "if you changed files in the repo": a condition every change meets.
+ANY_CHANGE = re.compile(r"\b(?:when|if|whenever|after)\s+(?:you\s+(?:have\s+)?)?(?:make|making|made|change|changed|changing|"
+                        r"modify|modified|modifying|edit|edited|editing|touch|touched)\s+(?:any\s+)?"
+                        r"(?:(?:code|source|config)(?:/(?:code|config))?(?:\s+(?:changes|files))?|files|changes)"
+                        r"(?:\s+in\s+(?:the|this)\s+repo(?:sitory)?)?(?![\w/]|\s+(?:changes|files|in|to|under|of)\b)")
+#: "Never change `global.json` unless explicitly asked to": the task does not ask, so the ban holds; any
+#: other exception ("unless the build is broken") makes the prohibition conditional.
+UNLESS_ASKED = re.compile(r"\bunless\s+(?:(?:you\s+are|you're|you\s+have\s+been)\s+)?(?:explicitly\s+|specifically\s+)?"
+                          r"(?:asked|told|instructed|requested|approved|permitted)\b|"
+                          r"\bunless\s+(?:the\s+|a\s+)?(?:user|human|maintainer|reviewer)s?\s+(?:explicitly\s+)?"
+                          r"(?:asks?|requests?|approves?|tells?\s+you|says?\s+so|instructs?)\b")
+
+
+def conditional(low: str) -> re.Match[str] | None:
+    """The first condition word of a lower-cased clause that is not an every-change lead, or a hedge."""
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    every = ANY_CHANGE.sub(blank, EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low)))
+    return HEDGE.search(low) or CONDITION.search(every)
+
+
 #: "Before making changes that touch the architecture": one kind of change, not every change.
 PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
                                  r"involves)\b")

@@ -8,7 +8,7 @@ from instruction_gate.reference_agent import clauses
 from instruction_gate.reference_agent.kinds import Found
 from instruction_gate.reference_agent.command_text import is_command, is_known_program
 from instruction_gate.reference_agent.phrases import (
-    BARE_FILE, BARE_LIST, EDIT_VERB, EXAMPLE_AFTER, FORBID_VERB, ONE_KIND_OF_CHANGE, PATH_LIKE, POSTFIX, SCOPED, SLOT_RE,
+    BARE_FILE, BARE_LIST, EDIT_VERB, EXAMPLE_AFTER, FORBID_VERB, ONE_KIND_OF_CHANGE, PATH_LIKE, POSTFIX, SCOPED, SLOT_RE, UNLESS_ASKED,
 )
 
 
@@ -17,13 +17,16 @@ def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str
     if (SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start())) or \
             ONE_KIND_OF_CHANGE.search(low, 0, negation.start()):
         return []  # "when running `nu -c`, never use `echo`", "docs-only PRs must not …": scoped to one situation
+    if re.search(r"\bunless\b", low[negation.end():]) and not UNLESS_ASKED.search(low, negation.end()):
+        return []  # "Never run `X` unless the build is broken": a ban with an exception is no blanket ban
     if example := EXAMPLE_AFTER.search(low, negation.end()):
         low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
     if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):
         return _protected(low, codes, negation, edit, clause, subject)
     if verb := FORBID_VERB.search(low, negation.end()):
         slots = list(SLOT_RE.finditer(low, verb.end()))
-        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in)\s+(?!the\s+repo|this\s+repo|ci\b|production\b)|"
+        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in|as|during|inside|within|outside)\s+"
+                              r"(?!the\s+repo|this\s+repo|ci\b|production\b)|"
                               r"[\s,]*[(—–-]?\s*(?:except|other\s+than|apart\s+from)\b", low[slots[-1].end():]):
             # scoped to a purpose or a place ("Do not use `curl` to test HMR"), or with an exception
             # ("do not use `zig build` (except to build the library)"): not a blanket ban
