@@ -22,6 +22,7 @@ BlockDirective = tuple[str, str, int, str]
 #: Sections whose fenced blocks are set-up steps, or name the test command.
 _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
+_RUNS_TESTS = re.compile(r"\s+(?:the\s+|all\s+|your\s+|every\s+)?(?:[\w-]+\s+){0,2}?(?:tests?|test\s+suite|specs?|suite)\b")
 _SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
                              r"(?:(?!integration|e2e|slow|live)[\w.+-]+\s+)?(?:unit\s+)?"
                              r"(?:tests?|test\s+suite|suite)\b"
@@ -37,7 +38,8 @@ def lead_of_block(clause: str, section: str) -> str | None:
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
         return None
     imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
-    tests = bool(imperative and imperative.group("run") and TESTS.search(low)) and \
+    # "Run the tests:", "Run all unit tests:"; not "Run this to catch errors in packages, tests, and examples:"
+    tests = bool(imperative and imperative.group("run") and _RUNS_TESTS.match(low, imperative.end("run"))) and \
         not re.search(r"\b(?:these|checks|all\s+of|following)\b", low)
     if imperative and (tests or BEFORE_FINISHING.search(low) or CHECKLIST.search(section) or
                        re.search(r"\b(?:these|following|install|set\s+up)\b", low)):
@@ -113,7 +115,10 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or NEGATION.search(section.rsplit(" / ", 1)[-1]):
         return required  # "To run specific tests:", "Otherwise, prefix …:", "Do NOT use `--filter`": not steps
     if _SETUP_SECTION.search(section):
-        return [("run", c, n, section) for n, c, comment in commands if not _SERVER.search(comment + c)]
+        # only the steps that install what the project needs: a set-up block also clones, copies
+        # secrets, starts services and seeds data, which no change asks for
+        return [("run", c, n, section) for n, c, comment in commands
+                if _INSTALLS.search(c) and not _SERVER.search(comment + c)]
     # `cd actionview && bin/test  # Run all tests`: one subproject's suite, not the repository's
     commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())
                 and not _SUBPROJECT.match(c)]
@@ -131,6 +136,9 @@ _CD_ONLY = re.compile(r"^(?:cd|pushd|popd)(?:\s+\S+)?$")
 #: A comment marking a line as what not to do: "# WRONG - VSTest-style filter".
 _WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
+#: A command that installs or fetches what the project needs (`uv sync`, `npm ci`, `mix deps.get`, `make setup`).
+_INSTALLS = re.compile(r"(?:^|[\s:./-])(?:install|ci|sync|restore|bootstrap|setup|set-up|download|fetch|deps(?:\.get)?|"
+                       r"dependencies|prepare)(?=$|[\s:.])|^(?:yarn|bundle)$")
 _SETUP_COMMENT = re.compile(r"^#\s*install(?:ing)?\s+(?:the\s+|all\s+|project\s+)?(?:dependencies|deps|packages|requirements)\b")
 _REQUIRED = re.compile(r"\((?:required|mandatory)\)|^#\s*(?:required|mandatory)\b")
 _SUBPROJECT = re.compile(r"^cd\s+\S+\s*&&")

@@ -198,8 +198,10 @@ def parse(text: str, source: str) -> list[Directive]:
             list_lead = list_leads.list_lead(joined)
         opening = re.match(r"^\W*`([^`\n]+)`", joined) if block.kind == "item" else None
         subject = opening.group(1).strip() if opening else None
-        for clause, codes, offset in clauses.located(joined):
+        for index, (clause, codes, offset) in enumerate(clauses.located(joined)):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
+            if index == 2:
+                subject = None  # "… do not edit them" deep in a long item points at a nearer noun, not its opening path
             readable = clauses.readable(clause, codes)
             led = list_leads.led_item(list_lead, clause, codes, section, subject, _parse_clause) if block.kind == "item" else None
             found = [] if steps_aside else led if led is not None else _parse_clause(clause, codes, section, subject)
@@ -216,7 +218,10 @@ def parse(text: str, source: str) -> list[Directive]:
             keep = lead if block.kind == "paragraph" and joined.rstrip().endswith(":") else None
             lead = (lead_kind, readable) if lead_kind else keep
             low = clause.lower()
-            aside = bool(situation(low) or OCCASIONAL.search(low))
+            # a block introduced by a clause the grammar does not read ("Generate coverage report:") is that
+            # clause's, not the section's: no set-up or test command is inferred from the heading
+            aside = bool(situation(low) or OCCASIONAL.search(low)) or (
+                not lead_kind and low.rstrip(" *_").endswith(":") and not _WHERE_LEAD.match(low))
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
                 _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):
@@ -228,4 +233,7 @@ def parse(text: str, source: str) -> list[Directive]:
 #: "When the feature is finished:" are every change.
 _SITUATION_LEAD = re.compile(r"^\W*(?:when|whenever|while|if)\b(?![^:]*\b(?:code|changes?|files?|finished|done|complete|"
                              r"ready)\b)")
+#: "From the repo root (…):", "In `packages/api`:": a lead saying where the block runs, not what it is for.
+_WHERE_LEAD = re.compile(r"^\W*(?:from|in|inside|within|at)\s+(?:the\s+)?(?:repo|repository|project|root|workspace|top|"
+                         r"\x00\d+\x00)")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")

@@ -72,3 +72,33 @@ def test_unless_asked_keeps_the_ban(sentence, expected):
 def test_a_block_introduced_with_a_hedge_contributes_nothing():
     text = "Run the relevant checks:\n\n```bash\nmake lint\nmake test\n```\n"
     assert kinds(text) == []
+
+
+def test_a_set_up_block_gives_only_the_steps_that_install():
+    text = ("## Setup\n\n```bash\ngit clone https://example.invalid/x.git\ncp .env.example .env\nuv sync\n"
+            "docker compose up -d\n./manage.py seed-demo-data\npnpm install\n```\n")
+    assert kinds(text) == [("run", "uv sync"), ("run", "pnpm install")]
+
+
+def test_a_block_under_a_lead_the_grammar_does_not_read_is_not_inferred_from_its_heading():
+    text = "## Testing\n\n### Coverage\n\n- Generate a coverage report:\n\n  ```bash\n  pnpm test:coverage\n  ```\n"
+    assert kinds(text) == []
+    assert kinds("## Testing\n\n```bash\npnpm test\n```\n") == [("test_command", "pnpm test")]
+
+
+def test_a_lead_saying_where_the_block_runs_still_lets_the_heading_speak():
+    text = "## Running tests\n\nFrom the repo root:\n\n```bash\npnpm test   # all\n```\n"
+    assert kinds(text) == [("test_command", "pnpm test")]
+
+
+def test_tests_named_as_what_a_check_catches_do_not_make_it_the_test_command():
+    text = "- Run this early to catch type errors in packages, tests, and examples:\n  ```bash\n  pnpm -r build-check\n  ```\n"
+    assert ("test_command", "pnpm -r build-check") not in kinds(text)
+    assert kinds("Run the unit tests:\n\n```bash\npnpm test\n```\n") == [("test_command", "pnpm test")]
+
+
+def test_a_pronoun_deep_in_a_long_item_does_not_point_back_at_its_opening_path():
+    long_item = ("- `docs/`: the documentation source. Write plain English. Translated pages under `docs/ja` are "
+                 "generated; do not edit them manually.\n")
+    assert kinds(long_item) == []
+    assert kinds("- `vendor/`: third-party code. Do not modify these.\n") == [("protect_path", "vendor/")]
