@@ -23,6 +23,9 @@ class LintContext:
     policy: LintPolicy = field(default_factory=LintPolicy)
     imports: list[Import] = field(default_factory=list)  #: every `@reference` an importing agent meets
     sizes: dict[str, int] = field(default_factory=dict)  #: instruction and imported file -> bytes on disk
+    #: directories of the base revision, when linting a candidate against one: a path into a directory the
+    #: change removed or renamed is still a path of this repository
+    earlier_dirs: frozenset[str] = frozenset()
 
     @cached_property
     def dirs(self) -> frozenset[str]:

@@ -88,8 +88,12 @@ class LintResult:
 def lint_revisions(candidate: Tree, base: Tree | None, policy: LintPolicy,
                    instruction_paths: Iterable[str] = (), extra_directories: Iterable[str] = ()) -> LintResult:
     paths, extra = tuple(instruction_paths), tuple(extra_directories)
-    candidate_findings = lint(context(candidate, policy, paths, extra))
-    base_findings = lint(context(base, policy, paths, extra)) if base is not None else None
+    base_context = context(base, policy, paths, extra) if base is not None else None
+    candidate_context = context(candidate, policy, paths, extra)
+    if base_context is not None:
+        candidate_context.earlier_dirs = base_context.dirs
+    candidate_findings = lint(candidate_context)
+    base_findings = lint(base_context) if base_context is not None else None
     return LintResult(judge(candidate_findings, base_findings, policy),
                       list(resolved(candidate_findings, base_findings or [])),
                       base.label if base is not None else None, candidate.label)

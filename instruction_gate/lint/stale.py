@@ -102,12 +102,32 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         return None
     if any(p is not None and ctx.is_ignored(p) for p in (relative, from_root)):
         return None  # build output or a tool's directory, listed in .gitignore
+    if not _anchored(ctx, ref.name, [p for p in (relative, from_root) if p is not None]):
+        return None  # `acme/widget/v2`, `org/image`: its first directory is nowhere here, so not a path of ours
     if from_root is not None and _under_a_subdirectory(ctx, from_root):
         return None  # `src/loc/strings.ts` of the extension: named relative to a subproject the text is about
     directory = posixpath.dirname(source)
     looked = f"{directory}/ and the repository root" if directory else "the repository root"
     return Finding("IG002", source, ref.line, f"Referenced path `{ref.name}` does not exist (looked in {looked}).",
                    f"path:{ref.name}", ref.column + 1)
+
+
+def _anchored(ctx: LintContext, written: str, candidates: list[str]) -> bool:
+    """Whether a missing path is one of this repository's, not the name of something else (`acme/widget`,
+    `org/image`, `refs/heads/x`, a Go or Composer package): it is written as a path (`./x`, `../x`, a
+    trailing `/`, a file extension), or its first directory exists here or existed in the base revision.
+    A bare name has no directory and is judged by its name alone."""
+    if written.startswith(("./", "../", "/")) or written.endswith("/") or _FILE_SUFFIX.search(written):
+        return True
+    for path in candidates:
+        head, _, rest = path.partition("/")
+        if not rest or ctx.exists(head) or head in ctx.earlier_dirs:
+            return True
+    return False
+
+
+#: A file extension on the last segment: letters first (`.md`, `.rb`, `.tsx`), not a version (`v1.2`).
+_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
 
 def _under_a_subdirectory(ctx: LintContext, path: str) -> bool:

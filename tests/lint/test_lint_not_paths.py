@@ -31,7 +31,8 @@ def test_names_that_are_no_file_of_the_tree_are_not_stale(tmp_path, text):
 def test_a_composer_package_name_is_not_stale(tmp_path):
     text = "- **Demo server** (`acme/mcp-bundle`): start it by hand.\n"
     assert _missing(tmp_path, text, **{"composer.json": "{}"}) == []
-    assert _missing(tmp_path / "bare", text) == ["acme/mcp-bundle"]  # no Composer project: a path
+    # no Composer project, and an `acme/` directory here: a path of this repository
+    assert _missing(tmp_path / "bare", text, **{"acme/README.md": ""}) == ["acme/mcp-bundle"]
 
 
 @pytest.mark.parametrize(("text", "stale"), [
@@ -43,3 +44,39 @@ def test_a_composer_package_name_is_not_stale(tmp_path):
 ])
 def test_stale_paths_next_to_such_names_are_still_found(tmp_path, text, stale):
     assert _missing(tmp_path, text) == stale
+
+
+@pytest.mark.parametrize("text", [
+    "- Mocks come from `mockery/v2`.\n",  # a module, not a directory of ours
+    "- The bundle is `acme/widgets-bundle`.\n",
+    "- Images are pushed as `org/service`.\n",
+])
+def test_a_name_into_no_directory_of_the_tree_is_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
+
+
+@pytest.mark.parametrize(("text", "stale"), [
+    ("- Helpers are in `src/gone`.\n", ["src/gone"]),  # `src/` is here: a path of ours
+    ("- Run `./tools/check` first.\n", ["./tools/check"]),  # written as a path
+    ("- Docs live in `handbook/`.\n", ["handbook/"]),
+    ("- See `guide/setup.md`.\n", ["guide/setup.md"]),  # a file name
+])
+def test_a_name_written_as_a_path_or_into_a_directory_here_is_still_checked(tmp_path, text, stale):
+    assert _missing(tmp_path, text) == stale
+
+
+def test_a_directory_the_change_removed_still_anchors_its_paths(tmp_path):
+    from instruction_gate.lint.engine import lint_revisions
+    from instruction_gate.lint.policy import LintPolicy
+    from instruction_gate.lint.tree import DirTree
+
+    text = "- Internal helpers live in `internal/cache`.\n"
+    for name, files in {"base": {"AGENTS.md": text, "internal/cache/a.go": ""},
+                        "candidate": {"AGENTS.md": text, "pkg/cache/a.go": ""}}.items():
+        for rel, body in files.items():
+            (tmp_path / name / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / name / rel).write_text(body, encoding="utf-8")
+    result = lint_revisions(DirTree(tmp_path / "candidate"), DirTree(tmp_path / "base"), LintPolicy())
+    assert [(j.finding.rule_id, j.new) for j in result.judged] == [("IG002", True)]
+    alone = lint_revisions(DirTree(tmp_path / "candidate"), None, LintPolicy())
+    assert [j.finding.rule_id for j in alone.judged] == []  # nothing anchors it without the base

@@ -299,7 +299,7 @@ def test_imports_from_outside_the_repository_are_reported_unread(tmp_path):
 
 
 def test_target_shorthands_repository_names_and_extensions_are_not_stale(tmp_path):
-    files = {"Makefile": "lint:\n\ttrue\nformat:\n\ttrue\ntest:\n\ttrue\n", "tools/run": "#!/bin/sh\n",
+    files = {"Makefile": "lint:\n\ttrue\nformat:\n\ttrue\ntest:\n\ttrue\n", "tools/run": "#!/bin/sh\n", "cache/v1/README": "",
              "AGENTS.md": ("- Tidy up with `make lint/format/test` (or `make lint|test`).\n"
                            "- Not `make lint/deploy`: deploy is not a target.\n"
                            "- This repository is `acme/widgets`; upstream is `octo-org/widgets-core`.\n"
@@ -310,7 +310,7 @@ def test_target_shorthands_repository_names_and_extensions_are_not_stale(tmp_pat
     assert sorted((f.rule_id, f.line, f.message.split("`")[1]) for f in stale) == [
         ("IG001", 2, "lint/deploy"),  # one part is not a target: still unknown
         ("IG002", 5, "./scripts/test"),  # an extensionless script that does not exist
-        ("IG002", 6, "cache/v2"),  # owner/name shape, but the prose is not about repositories
+        ("IG002", 6, "cache/v2"),  # owner/name shape, but `cache/` is a directory here
     ]
 
 
@@ -435,8 +435,8 @@ def test_code_names_shaped_like_paths_are_not_stale(tmp_path):
                            "- Helpers are in `internal/gone` and `tools/release.rb`.\n")}  # really missing
     found = findings(tmp_path, files, "IG002")
     assert sorted(f.message.split("`")[1] for f in found) == ["internal/gone", "test/", "tools/release.rb"]
-    # without a go.mod, a lower-case two-segment name is a path like any other
-    plain = findings(tmp_path / "plain", {"AGENTS.md": "- Use `testify/mock` for mocks.\n"}, "IG002")
+    # without a go.mod, a two-segment name into a directory of the tree is a path like any other
+    plain = findings(tmp_path / "plain", {"AGENTS.md": "- Use `testify/mock` for mocks.\n", "testify/x.go": ""}, "IG002")
     assert [f.message.split("`")[1] for f in plain] == ["testify/mock"]
 
 
