@@ -116,6 +116,11 @@ def same_action(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return len(union) > 0 and len(set(a) & set(b)) / len(union) >= SAME_ACTION
 
 
+#: A requirement that holds only under a condition: an exception to a ban, never its opposite.
+_CONDITIONAL = re.compile(r"(?i)\bonly\s+(?:after|if|when|once|with)\b|\bunless\b")
+_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those", "one"})
+
+
 def contradicts(a: Directive, b: Directive) -> bool:
     """Opposite directives about one action, or a prohibition of something a rule requires: "Never
     run `make test`" forbids "Run `make test` before committing", whose extra words only narrow it.
@@ -126,5 +131,9 @@ def contradicts(a: Directive, b: Directive) -> bool:
     positive, negative = (a, b) if a.positive else (b, a)
     if negative.scoped and not positive.scoped:
         return False
-    covered = len(negative.action) >= 2 and set(negative.action) <= set(positive.action)
+    if _CONDITIONAL.search(positive.raw_action):
+        return False  # "open the PR only after a maintainer accepts it": an exception to the ban, not its opposite
+    # "Do not open it": a pronoun's referent is in another sentence, so what is banned is not known here
+    named = set(negative.action) - _PRONOUNS
+    covered = len(named) >= 2 and named <= set(positive.action)
     return same_action(a.action, b.action) or covered

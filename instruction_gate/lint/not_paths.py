@@ -90,6 +90,14 @@ def _identifier_path(ref: Reference, ctx: LintContext) -> bool:
     return bool(_PASCAL_PATH.match(name)) or (name.islower() and "go.mod" in ctx.basenames)
 
 
+#: A bare file name the sentence forbids using or committing: absent from the tree on purpose.
+_PROHIBITED_USE = re.compile(r"(?i)\b(?:do\s+not|don'?t|never|must\s+not)\s+(?:use|read|open|load|commit|add|copy|check\s+in)\b")
+#: A sentence placing a bare file name outside the repository: an agent's memory, the user's machine.
+_ELSEWHERE = re.compile(r"(?i)\b(?:user-specific|per-user|personal|your\s+(?:machine|home|computer)|home\s+directory|"
+                        r"outside\s+(?:the|this)\s+(?:repo|repository|project)|memory|"
+                        r"(?:does\s+not|doesn't|don't|do\s+not)\s+belong\s+in\s+(?:the|this)\s+(?:repo|repository|project))\b")
+
+
 def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx: LintContext) -> bool:
     if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
             _EXAMPLE_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx) or \
@@ -113,6 +121,8 @@ def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx:
         return True  # "see `docs/x.md` in that repo": another repository's file
     if "/" not in ref.name and _NAMING.search(sentence):
         return True  # a file name showing a naming style, not a file of this tree
+    if "/" not in ref.name and (_PROHIBITED_USE.search(sentence) or _ELSEWHERE.search(sentence)):
+        return True  # "Do not use `old-key.txt`", "memory (`MEMORY.md`) for user-specific …": no file of this tree
     before = _clause_before(prose, offset - (block.start if block is not None else 0))
     if _EXAMPLE_INTRO.search(before):
         return True  # "e.g. for layouts, it's `layouts/page.html`": an illustration, not this repository's file

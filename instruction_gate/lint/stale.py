@@ -126,8 +126,9 @@ def _anchored(ctx: LintContext, written: str, candidates: list[str]) -> bool:
     return False
 
 
-#: A file extension on the last segment: letters first (`.md`, `.rb`, `.tsx`), not a version (`v1.2`).
-_FILE_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+#: A file extension on a last segment whose name has a letter (`.md`, `.rb`, `.tsx`), not a version
+#: (`v1.2`) or a branch series (`release/3.x`, `release/v3.x`).
+_FILE_SUFFIX = re.compile(r"(?:^|/)[^/]*[A-Za-z_][^/]*\.(?:[chmrdsvCHR]|[A-Za-z][A-Za-z0-9]{1,5})$")
 
 
 def _under_a_subdirectory(ctx: LintContext, path: str) -> bool:

@@ -11,7 +11,7 @@ import re
 
 from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
-from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written
+from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
     ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, TESTS, conditional, situation,
 )
@@ -101,14 +101,18 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     out: list[BlockDirective] = []
     if lead is not None:
         kind, said = lead
-        tests_lead = kind == "test_command"
+        tests_lead = suite_taken = kind == "test_command"
         for number, command, comment in commands:
             # "# Test individual file you worked on", "# Re-run tests on intermittent failure": variants for an occasion
             if picks_one_test(command) or re.search(r"\b(?:one|single|specific|individual|re-?run)\b", comment.lower()):
                 continue
             if tests_lead and kind == "run" and comment:
                 continue  # "Run the tests:" then `rake smoke  # Quick smoke test`: an alternative, not a step
-            this = "test_command" if kind == "run" and _SUITE_COMMENT.search(comment.lower()) else kind
+            # the line commented "# all tests", else the first shaped like the suite (`make test`)
+            suite = _SUITE_COMMENT.search(comment.lower()) or (runs_the_suite(command) and not any(
+                _SUITE_COMMENT.search(c.lower()) for _, _, c in commands))
+            this = "test_command" if kind == "run" and suite and not suite_taken else kind
+            suite_taken = suite_taken or this == "test_command"
             out.append((this, command, number, said))
             kind = "run" if kind == "test_command" else kind  # one test command per block
         return out

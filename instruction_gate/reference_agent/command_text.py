@@ -68,8 +68,9 @@ def is_command(code: str) -> bool:
     return bool(re.fullmatch(r"[\w.+~/-]+", first))
 
 
-#: Placeholders: a command to adapt, not to run as written (`uv run <script>`, `path/to/test.py`).
-_PLACEHOLDER = re.compile(r"<[^>]*>|(?<![.\w])\[[^\]]*\]|\{[^}]*\}|\bpath/to\b|(?:^|\s)\.\.\.(?:\s|$)|/\.\.\./|\byour[-_]|"
+#: Placeholders: a command to adapt, not to run as written (`uv run <script>`, `path/to/test.py`,
+#: `./gradlew :module-name:test`; an option such as `--test-name-pattern` is no placeholder).
+_PLACEHOLDER = re.compile(r"<[^>]*>|(?<![-\w])[a-z]+[-_]name(?![-\w])|(?<![.\w])\[[^\]]*\]|\{[^}]*\}|\bpath/to\b|(?:^|\s)\.\.\.(?:\s|$)|/\.\.\./|\byour[-_]|"
                           r"\bmy[-_]test|\bfoo\b|\bxxx\b")
 #: Options and arguments that pick one test out of the suite: a variant, not the test command.
 _ONE_TEST = re.compile(r"(?:^|\s)(?:-k|-run|--grep|-t|--test-name-pattern|--filter-test|--filter-method|"
@@ -123,6 +124,19 @@ def windows_only(code: str) -> bool:
     except ValueError:
         return False
     return bool(tokens) and bool(_WINDOWS_ONLY.match(tokens[0]))
+
+
+#: Words that, as a whole word of a command, run a test suite: `make test`, `npm test`, `uv run pytest`.
+_SUITE_WORDS = frozenset({"test", "tests", "pytest", "rspec", "jest", "vitest", "phpunit"})
+
+
+def runs_the_suite(code: str) -> bool:
+    """Whether a command is shaped like the whole test suite (`make test`, `cargo test`, `go test ./...`),
+    not one test of it."""
+    words = code.split()
+    # `test -f go.work || go work init`: `test` as the program is the shell's file test
+    return bool(words) and words[0] not in ("test", "[") and bool(_SUITE_WORDS.intersection(words)) and \
+        not picks_one_test(code) and not re.search(r"&&|\|\||[|;]", code)
 
 
 def picks_one_test(code: str) -> bool:

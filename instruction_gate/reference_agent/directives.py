@@ -19,12 +19,14 @@ from __future__ import annotations
 import bisect
 import re
 from urllib.parse import unquote
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from instruction_gate.lint import markdown
 from instruction_gate.reference_agent import blocks, clauses, list_leads, prohibitions
-from instruction_gate.reference_agent.kinds import DirectiveKind, Found
-from instruction_gate.reference_agent.command_text import is_command, is_known_program, picks_one_test, runnable_as_written
+from instruction_gate.reference_agent.kinds import SUITE_SHAPED, DirectiveKind, Found
+from instruction_gate.reference_agent.command_text import (
+    is_command, is_known_program, picks_one_test, runnable_as_written, runs_the_suite,
+)
 from instruction_gate.reference_agent.phrases import (
     ABOVE, APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_CONTRAST, BARE_DOC, BEFORE_FINISHING, CATALOGUE_LEAD, CHECKLIST,
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
@@ -153,6 +155,11 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         commands = []  # one situation's command, or an optional one
     commands = [c for c in commands if runnable_as_written(c) and not picks_one_test(c)]
     found: Found = []
+    if commands and not runs_tests and (suite := next((c for c in commands if runs_the_suite(c)), None)):
+        # "Always run `make test` before handoff": the command is the test suite by its shape
+        found.append((SUITE_SHAPED, suite))  # type: ignore[arg-type]
+        found += [("run", c) for c in commands if c != suite]
+        commands, verify = [], verify or finishing
     if commands and runs_tests:
         found.append(("test_command", commands[0]))
         found += [("run", c) for c in commands[1:]]
@@ -226,7 +233,24 @@ def parse(text: str, source: str) -> list[Directive]:
                 _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
-    return directives
+    return _settle_suite_shaped(directives)
+
+
+def _settle_suite_shaped(directives: list[Directive]) -> list[Directive]:
+    """A step shaped like the suite is the test command only when the file names none in so many words
+    ("Run the tests with `CI=1 npm test`" wins over "Always run `pytest`"); otherwise it is a step, or,
+    when it is that named command, the order to run the tests and see them pass."""
+    named = {d.argument for d in directives if d.kind == "test_command"}
+    settled, taken = [], bool(named)
+    for d in directives:
+        if d.kind == SUITE_SHAPED and d.argument in named:
+            d = replace(d, kind="verify", argument=None)  # "Then run `mix test` at the end": the tests, run to pass
+        elif d.kind == SUITE_SHAPED:
+            d = replace(d, kind="run" if taken else "test_command")
+            taken = True
+        if d.kind != "verify" or not any(s.kind == "verify" and s.line == d.line for s in settled):
+            settled.append(d)
+    return settled
 
 
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and

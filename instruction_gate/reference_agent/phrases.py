@@ -44,7 +44,8 @@ WITHOUT_APPROVAL = re.compile(r"\bwithout\s+(?:(?:explicit|prior|express|written
 
 TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
 FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|hand-?off|committing|you\s+commit|pushing|you\s+push|"
-              r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+a\s+(?:pull\s+request|pr)|"
+              r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+(?:a|the|your)\s+(?:pull\s+request|pr)|"
+              r"presenting\s+(?:your\s+|the\s+)?(?:final\s+)?(?:changes|work|results)|"
               r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
 BEFORE_FINISHING = re.compile(rf"\bbefore\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
 #: "Validate before handoff: `X`, `Y`, then `Z`": a label saying the commands after it finish every change.
@@ -110,12 +111,13 @@ LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|firs
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
-         r"after\s+(?:your|each|every|any)\s+change,|"
+         r"after\s+(?:your|each|every|any)\s+(?:code\s+|source\s+)?change,|before\s+contributing,|"
          rf"{EVERY_CHANGE_TEXT},?|"
          r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
          r"ensure\s+(?:that\s+)?you)\s+)*")
 RUN_START = re.compile(LEAD + r"(?:run|execute|invoke)\b")
-READ = re.compile(LEAD + r"(?:(?:re-?)?read|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
+#: ("Read more: [X](X)" is a pointer for the curious, not a rule to read.)
+READ = re.compile(LEAD + r"(?:(?:re-?)?read(?!\s+more\b)|follow|(?:consult|review)(?=[^.]*\bbefore\b))\b")
 #: "See `AGENTS.md` for the shared agent instructions": a pointer to the rules to follow is a read.
 #: "See [AGENTS.md](./AGENTS.md) for project context, commands, and contribution guidelines": so is a
 #: pointer to another instruction file for its guidelines.
@@ -147,12 +149,17 @@ SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|d
 #: "Ensure all unit tests pass (`go test ./...`)": the command in parentheses is how the tests run.
 TESTS_PASS_COMMAND = re.compile(r"\btests?\b[^.\x00]{0,30}?\bpass(?:es)?\s*\(\s*(?:run\s+|with\s+|via\s+|using\s+)?"
                                 r"\x00(\d+)\x00\s*\)")
-LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)\W*$")
+LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)"
+                           r"(?:\s+(?:with|using|via)\s+[\w.-]+)?\W*$")
+_CHECKS_PASS = r"(?:ensure|make\s+sure|confirm)\s+(?:that\s+)?(?:it|they|all\s+of\s+them|each)\s+(?:pass(?:es)?|succeeds?)\b"
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
 VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
                      r"\b(?:make\s+sure|ensure)\b[^.]{0,40}\btests?\b[^.]{0,20}\bpass|"
                      r"^\W*(?:always\s+)?run\s+(?:the\s+|all\s+|your\s+)?tests?\s+(?:after|before)\b|"
                      r"^\W*all\s+tests\s+pass\b|"
+                     # "Run `bundle exec rake` and ensure it passes before pushing": the checks must pass
+                     rf"\brun\b[^.]{{0,120}}?\b{_CHECKS_PASS}[^.]{{0,60}}?\bbefore\s+{FINISHING}|"
+                     rf"\bbefore\s+{FINISHING}[^.]{{0,120}}?\brun\b[^.]{{0,120}}?\b{_CHECKS_PASS}|"
                      # "These commands should pass before committing" under a block of checks that runs the tests
                      r"^\W*(?:these|the\s+above|all\s+(?:of\s+)?these)\s+(?:commands|checks)\s+(?:should|must)\s+"
                      r"(?:all\s+)?pass\b")

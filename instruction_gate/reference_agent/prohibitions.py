@@ -55,6 +55,10 @@ def _bare_programs(rest: str) -> Found:
     return [("forbid_command", w) for w in names if w not in ("or", "nor", "and") and is_known_program(w)]
 
 
+_PURPOSE = re.compile(r"\s+(?:to|in\s+order\s+to|just\s+to|so\s+that|for|when|while|if|during)\s+"
+                      r"(?!the\s+repo|this\s+repo|ci\b|production\b|any\s+reason|anything\b)")
+
+
 def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Match[str], clause: str,
                subject: str | None = None) -> Found:
     """Paths a prohibition of editing names: in backticks after the verb, written bare after it
@@ -63,6 +67,8 @@ def _protected(low: str, codes: list[str], negation: re.Match[str], verb: re.Mat
     list item opens with, when the prohibition points back at it ("`upstream/` - … Do not modify
     these"). Only what looks like a path or a glob counts."""
     after = clauses.slots_after(low, verb.end(), codes)
+    if after and (last := list(SLOT_RE.finditer(low, verb.end()))[-1]) and _PURPOSE.match(low[last.end():]):
+        return []  # "Don't change `.gitignore` to fix this": a way not to solve one problem, not a protected file
     if not after and not SLOT_RE.search(low, verb.end()):
         bare = BARE_FILE.findall(SLOT_RE.sub(" ", clause[verb.end():])) if clause else []
         closing = re.fullmatch(r"[\s\w,]*\W*", low[verb.end():]) and (

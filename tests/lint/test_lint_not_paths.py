@@ -80,3 +80,16 @@ def test_a_directory_the_change_removed_still_anchors_its_paths(tmp_path):
     assert [(j.finding.rule_id, j.new) for j in result.judged] == [("IG002", True)]
     alone = lint_revisions(DirTree(tmp_path / "candidate"), None, LintPolicy())
     assert [j.finding.rule_id for j in alone.judged] == []  # nothing anchors it without the base
+
+
+@pytest.mark.parametrize("text", [
+    "- Patch releases live in `release/<major>.x` (for example `release/3.x`, `release/v4.x`).\n",  # branches
+    "- Do not use `signing-key-KEEP-SECURE.txt`; that key is another project's.\n",  # forbidden, absent on purpose
+    "- Only use Claude memory (`MEMORY.md`) for user-specific preferences.\n",  # an agent's memory, not the tree
+])
+def test_branch_series_and_files_of_elsewhere_are_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
+
+
+def test_a_missing_file_in_plain_prose_is_still_reported(tmp_path):
+    assert _missing(tmp_path, "- Keys are listed in `signing-keys.txt`.\n") == ["signing-keys.txt"]

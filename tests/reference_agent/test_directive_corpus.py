@@ -26,7 +26,7 @@ _SPEC.loader.exec_module(bench)
 #: Ratchet: never lower these; raise them when the grammar or the lint improves.
 PRECISION_OVERALL_FLOOR = 0.97
 RECALL_OVERALL_FLOOR = 0.89
-PRECISION_COMMANDS_FLOOR = 0.95
+PRECISION_COMMANDS_FLOOR = 0.97
 RECALL_COMMANDS_FLOOR = 0.90
 LINT_FALSE_PER_20_CEILING = 0.5  #: at most one false finding on the whole corpus
 LINT_TRUE_FLOOR = 11
@@ -46,19 +46,26 @@ LINT_TRUE_FLOOR = 11
 #: a "Validate before handoff:" label) and six IG002 ones (git refs, images, Composer packages, `path/to/`
 #: placeholders, naming examples, files the reader writes) 0.86 / 0.68 / 0.74 / 0.0, and its floor sits just
 #: under that. It stays out of the whole-corpus floors while its directive figures are under the targets.
+#: `held_out_5` (12 files of 10 repositories: Go, Rust, Python, TypeScript, Kotlin, Ruby, C#, C++, Swift,
+#: Elixir) measured before any fix at 0.56 precision, 0.27 recall, 0.91 / 0.43 on commands and 11.7 false
+#: lint findings per 20 files; with the precision-first abstentions written before it was read, the same
+#: directive figures and 8.3; after its fixes 0.88 / 0.70 / 1.00 / 0.78 / 0.0, held_out_4 then 1.00 / 0.68 / 0.74.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
     "tuning": (0.97, 0.83, 0.89, 0.5),
     "held_out": (0.99, 0.89, 0.87, 0.5),
     "held_out_2": (0.90, 0.94, 0.88, 0.5),
     "held_out_3": (0.99, 0.99, 0.99, 0.5),
-    "held_out_4": (0.85, 0.67, 0.73, 0.5),
+    "held_out_4": (0.99, 0.67, 0.74, 0.5),
+    "held_out_5": (0.87, 0.69, 0.78, 0.5),
 }
 #: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
-SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8)}
-#: Splits measured but not yet fixed: the whole-corpus floors above hold on the other splits, so adding
-#: an unseen evaluation neither fails them nor lowers them; a split leaves this set once its errors are fixed.
-UNSEEN_SPLITS = {"held_out_4"}
+SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8),
+               "held_out_5": (12, 10)}
+#: Splits outside the ratchet: their recall has not been worked up to the others', so the ratcheted floors
+#: above hold on the other splits and adding an unseen evaluation neither fails them nor lowers them; the
+#: issue's targets themselves hold on every file (`test_the_targets_hold_on_every_file`).
+UNSEEN_SPLITS = {"held_out_4", "held_out_5"}
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +105,14 @@ def test_directive_precision_and_recall_floors(scores):
     assert recall >= RECALL_COMMANDS_FLOOR
 
 
+def test_the_targets_hold_on_every_file(corpus):
+    figures = bench.figures(bench.directive_scores(corpus))
+    assert figures["overall"][0] >= 0.95
+    assert figures["commands to run"][1] >= 0.80
+    lints = bench.lint_scores(corpus)
+    assert bench.per_20_files(sum(len(s.false) for s in lints), len(lints)) <= 1.0
+
+
 def test_lint_false_positive_ceiling(fixed):
     lints = bench.lint_scores(fixed)
     false = sum(len(s.false) for s in lints)
@@ -123,7 +138,7 @@ def test_split_floors(corpus, split):
 def test_every_file_is_in_a_split():
     sources = bench.json.loads((bench.CORPUS / "sources.json").read_text(encoding="utf-8"))
     assert {entry.get("split") for entry in sources} == {bench.TUNING, bench.HELD_OUT, bench.HELD_OUT_2, bench.HELD_OUT_3,
-                                                             bench.HELD_OUT_4}
+                                                             bench.HELD_OUT_4, bench.HELD_OUT_5}
 
 
 def test_split_names_put_known_splits_first():

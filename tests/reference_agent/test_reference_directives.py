@@ -42,7 +42,7 @@ def test_negation_never_turns_into_a_command():
 
 def test_one_directive_per_clause():
     text = "Never run `pytest` directly; run `make test` before finishing."
-    assert kinds(text) == [("forbid_command", "pytest"), ("run", "make test")]
+    assert kinds(text) == [("forbid_command", "pytest"), ("test_command", "make test"), ("verify", None)]
 
 
 def test_fenced_code_is_ignored_and_lines_are_recorded():

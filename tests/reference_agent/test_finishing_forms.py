@@ -1,0 +1,41 @@
+"""Finishing steps and the test suite named by shape: forms a new batch of real files used."""
+
+import pytest
+
+from instruction_gate.reference_agent.directives import parse
+
+
+def kinds(text: str) -> list[tuple[str, str | None]]:
+    return [(d.kind, d.argument) for d in parse(text, "AGENTS.md")]
+
+
+def test_presenting_final_changes_is_finishing_and_a_block_of_checks_names_the_suite():
+    text = ("Before presenting final changes or submitting a pull request, run each of the\nfollowing commands "
+            "and ensure they succeed:\n\n```bash\nmake audit\nmake lint\nmake test\n```\n")
+    assert kinds(text) == [("verify", None), ("run", "make audit"), ("run", "make lint"), ("test_command", "make test")]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("After any code change, run `make check` and fix what it reports.", [("run", "make check")]),
+    ("Before contributing, read [CONTRIBUTING.md](CONTRIBUTING.md).", [("read", "CONTRIBUTING.md")]),
+    ("`pnpm vitest run` - Run all tests with Vitest.", [("test_command", "pnpm vitest run")]),
+    ("Run `bundle exec rake` and ensure it passes before pushing.", [("run", "bundle exec rake"), ("verify", None)]),
+    ("Always run `make test` before handoff.", [("test_command", "make test"), ("verify", None)]),
+])
+def test_finishing_forms(sentence, expected):
+    assert kinds(f"- {sentence}\n") == expected
+
+
+def test_a_step_shaped_like_the_suite_yields_to_a_named_test_command():
+    text = "- Run the tests with `CI=1 npm test`.\n- Always run `pytest`.\n- Then run `CI=1 npm test` at the end.\n"
+    assert kinds(text) == [("test_command", "CI=1 npm test"), ("run", "pytest"), ("verify", None)]
+
+
+@pytest.mark.parametrize("text", [
+    "Run tests:\n```bash\n./gradlew :module-name:jvmTest\n```\n",  # a placeholder to fill in
+    "- Don't change `.gitignore` to fix this.\n",  # a way not to solve one problem
+    "> > Read more: [CONTRIBUTING.md](CONTRIBUTING.md)\n",  # a pointer for the curious
+    "- Run `test -f go.work || go work init`.\n",  # `test` here is the shell's file test, and a chain
+])
+def test_forms_that_are_not_directives(text):
+    assert [k for k in kinds(text) if k[0] in ("test_command", "protect_path", "read")] == []
