@@ -35,6 +35,10 @@ def _kind(code: int) -> str | None:
         return "invisible character"
     if code in _TAGS:
         return "Unicode tag character"
+    # ESC (terminal escape sequences such as `ESC[8m` conceal text), backspace and a carriage return
+    # inside a line overwrite what a terminal shows; tab and line breaks are layout
+    if (code < 0x20 and code not in (0x09, 0x0A, 0x0D)) or code == 0x7F or 0x80 <= code <= 0x9F:
+        return "control character"
     return None
 
 
@@ -116,6 +120,22 @@ def check_unicode(ctx: LintContext) -> Iterator[Finding]:
                 continue
             yield Finding("IG009", source, line.number, _unicode_message([c for _, c in found]),
                           f"unicode:{line.text.strip()}", found[0][0] + 1)
+        yield from _line_breaking_controls(source, text)
+
+
+#: Characters a line reader takes as a line break but a terminal or an editor does not show as one: a carriage
+#: return not followed by a line feed (it rewinds the line, so what follows overwrites what came before), vertical
+#: tab, form feed, the information separators, NEL and the Unicode line and paragraph separators.
+_LINE_BREAKING_CONTROL = re.compile("\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _line_breaking_controls(source: str, text: str) -> Iterator[Finding]:
+    by_line: dict[int, list[str]] = {}
+    for match in _LINE_BREAKING_CONTROL.finditer(text):
+        by_line.setdefault(markdown.line_of(text, match.start()), []).append(match.group())
+    lines = text.split("\n") if by_line else []
+    for number, chars in by_line.items():  # matched by the line's content, like the other findings
+        yield Finding("IG009", source, number, _unicode_message(chars), f"unicode:{lines[number - 1].strip()}", 1)
 
 
 #: Distinct characters named in one IG009 message; the others are counted.
@@ -126,10 +146,11 @@ def _unicode_message(chars: list[str]) -> str:
     """Every character counted, and the count adds up: each named kind with its own count, the
     rest as a number (five characters are never reported under four names)."""
     counts = Counter(chars)  # in the order they first appear on the line
-    kinds = list(dict.fromkeys(_kind(ord(c)) for c in chars))
+    kinds = list(dict.fromkeys(_kind(ord(c)) or "control character" for c in chars))
     what = f"{kinds[0]}(s)" if len(kinds) == 1 else f"hidden character(s) ({', '.join(kinds)})"
     named = [(c, n) for c, n in counts.items()][:_NAMED]
-    parts = [f"U+{ord(c):04X} {unicodedata.name(c, _kind(ord(c)))}" + (f" ×{n}" if n > 1 else "") for c, n in named]
+    parts = [f"U+{ord(c):04X} {unicodedata.name(c, _kind(ord(c)) or 'control character')}" + (f" ×{n}" if n > 1 else "")
+             for c, n in named]
     rest = len(chars) - sum(n for _, n in named)
     if rest:
         parts.append(f"and {rest} more ({len(counts) - len(named)} distinct)")

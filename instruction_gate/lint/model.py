@@ -65,7 +65,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
     Rule("IG008", "hidden-content",
          "Text hidden from rendered views (HTML comments, hidden elements, comment links) reaches the agent.", False),
     Rule("IG009", "invisible-unicode",
-         "Invisible or bidirectional Unicode control characters can hide or reorder text.", True),
+         "Invisible, bidirectional or terminal control characters (ESC, backspace, a lone carriage return) "
+         "can hide, reorder or overwrite text.", True),
     Rule("IG010", "untrusted-host",
          "A URL points to a host that is not on the allow-list.", False),
     Rule("IG011", "over-read-cap",
