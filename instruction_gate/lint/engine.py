@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from posixpath import dirname
 from typing import Callable, Iterable, Iterator
@@ -47,28 +46,33 @@ def lint(ctx: LintContext) -> list[Finding]:
     return sorted(found, key=lambda f: (f.path, f.line, f.rule_id, f.column))
 
 
-def judge(candidate: list[Finding], base: list[Finding] | None, policy: LintPolicy) -> list[Judged]:
-    """Mark candidate findings the base does not have. Without a base everything is new.
+def _unmatched(candidate: list[Finding], base: list[Finding]) -> tuple[set[int], set[int]]:
+    """Indices of the candidate and base findings left without a partner. Fingerprints (rule, file, content)
+    pair first; what is left pairs on rule and content alone, so text that moved to another file (a renamed
+    CLAUDE.md, a rule moved into a nested AGENTS.md) is not new. Counted: a second copy is."""
+    left_candidate, left_base = set(range(len(candidate))), set(range(len(base)))
+    for key in (lambda f: f.fingerprint, lambda f: (f.rule_id, f.key)):
+        waiting: dict = {}
+        for index in sorted(left_base):
+            waiting.setdefault(key(base[index]), []).append(index)
+        for index in sorted(left_candidate):
+            if partners := waiting.get(key(candidate[index])):
+                left_base.discard(partners.pop(0))
+                left_candidate.discard(index)
+    return left_candidate, left_base
 
-    Matching counts fingerprints, so a second copy of a finding the base already has is new.
-    """
-    remaining = Counter(f.fingerprint for f in base) if base is not None else Counter()
-    out = []
-    for finding in candidate:
-        known = remaining[finding.fingerprint] > 0
-        remaining[finding.fingerprint] -= known
-        out.append(Judged(finding, new=not known, blocking=finding.rule_id in policy.blocking_rules))
-    return out
+
+def judge(candidate: list[Finding], base: list[Finding] | None, policy: LintPolicy) -> list[Judged]:
+    """Mark candidate findings the base does not have (`_unmatched`). Without a base everything is new."""
+    new = _unmatched(candidate, base)[0] if base is not None else set(range(len(candidate)))
+    return [Judged(finding, new=index in new, blocking=finding.rule_id in policy.blocking_rules)
+            for index, finding in enumerate(candidate)]
 
 
 def resolved(candidate: list[Finding], base: list[Finding]) -> Iterator[Finding]:
     """Base findings the candidate no longer has."""
-    remaining = Counter(f.fingerprint for f in candidate)
-    for finding in base:
-        if remaining[finding.fingerprint] > 0:
-            remaining[finding.fingerprint] -= 1
-        else:
-            yield finding
+    gone = _unmatched(candidate, base)[1]
+    yield from (finding for index, finding in enumerate(base) if index in gone)
 
 
 @dataclass(frozen=True)
