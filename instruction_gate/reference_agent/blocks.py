@@ -13,7 +13,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
 from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
-    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, TESTS, conditional, situation,
+    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, conditional, situation,
 )
 
 #: (kind, command, line, the text it was read from)

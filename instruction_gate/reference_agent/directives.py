@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from urllib.parse import unquote
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from instruction_gate.lint import markdown
-from instruction_gate.reference_agent import blocks, clauses, list_leads, prohibitions
+from instruction_gate.reference_agent import blocks, clauses, documents, list_leads, prohibitions, suite_steps
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import (
     is_command, is_known_program, picks_one_test, runnable_as_written, runs_the_suite,
@@ -32,7 +31,7 @@ from instruction_gate.reference_agent.phrases import (
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
-    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, conditional, situation,
+    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, conditional, situation,
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
@@ -75,25 +74,6 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
     return [], False
 
 
-#: A Markdown link's target: `](docs/guide.md)` or `](<docs/my guide.md>)`.
-_LINK_TARGET = re.compile(r"\]\(\s*(?:<([^>\n]*)>|([^)\s]+))[^)]*\)")
-_DOC_SUFFIX = re.compile(r"\.(?:md|rst|txt)$")
-
-
-def _link_documents(clause: str) -> list[str]:
-    """The documents a clause names, in order: its links' targets each as one path (percent-decoded:
-    `%0A` is a newline inside that path, never a line that starts another; no tail of a target such
-    as `linkinject.md` of `docs/%0A::error::linkinject.md` is read as a name) and bare names."""
-    found: list[tuple[int, str]] = []
-    for match in _LINK_TARGET.finditer(clause):
-        target = re.split(r"[#?]", match.group(1) or match.group(2), maxsplit=1)[0]
-        if target and not re.match(r"[A-Za-z][\w+.-]*:|//", target) and _DOC_SUFFIX.search(target):
-            found.append((match.start(), unquote(target)))
-    prose = _LINK_TARGET.sub(lambda m: "]" + " " * (len(m.group()) - 1), clause)  # positions kept
-    found += [(m.start(), m.group(1)) for m in BARE_DOC.finditer(prose)]
-    return [doc for _, doc in sorted(found)]
-
-
 def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str | None = None) -> Found:
     """The directives of one clause; `subject` is the path or command its list item opens with."""
     low = clause.lower()
@@ -122,15 +102,21 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         return [("forbid_command", avoided)] if is_command(avoided) else []
     if re.match(LEAD + r"(?:use|run)\b", low) and (bare := BARE_CONTRAST.search(low)) and is_known_program(bare.group(1)):
         return [("forbid_command", bare.group(1))]  # "Use **tox** for testing (not pytest directly)"
-    if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low):
+    # "Read the relevant package's docs or `README.md`": a hedge before the document leaves it to the reader
+    hedged = (hedge := HEDGE.search(low)) and not SLOT_RE.search(low, 0, hedge.start()) and \
+        not BARE_DOC.search(low, 0, hedge.start())
+    if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low) and not hedged:
         docs = [c for c in clauses.slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
-        docs += _link_documents(SLOT_RE.sub(" ", clause))
+        docs += documents.linked(SLOT_RE.sub(" ", clause))
         # "[AGENTS.md](./AGENTS.md)": a link's text and its target name one document
         unique = {d.removeprefix("./"): d for d in reversed(docs)}
         if docs:
             return [("read", d) for d in reversed(unique.values())]
     finishing = bool(BEFORE_FINISHING.search(low)) or bool(CHECKLIST.search(section))
-    verify = bool(VERIFY.search(low)) or (bool(BEFORE_FINISHING.search(low)) and bool(TESTS.search(low)))
+    # "Before handoff, verify that the patch … tests the required behavior": tests named as what the patch
+    # does are no order to run them; before finishing, the tests must be run or pass
+    verify = bool(VERIFY.search(low)) or (bool(BEFORE_FINISHING.search(low)) and bool(TESTS.search(low))
+                                          and bool(_RUN_OR_PASS.search(low)))
     commands, runs_tests = _commands(low, codes, finishing)
     title = section.rsplit(" / ", 1)[-1]
     if FORBIDDEN_SECTION.search(title) and (item := re.match(r"^\W*\x00(\d+)\x00", low)):
@@ -197,6 +183,8 @@ def parse(text: str, source: str) -> list[Directive]:
         joined, starts = "", []
         for index, line in enumerate(block_lines):
             prose = _MARKER.sub("", line.text) if index == 0 else line.text.strip()
+            if _IMPORT_LINE.match(line.text):
+                prose = ""  # `@README.md` on its own line is an import, not the start of the next sentence
             starts.append(len(joined))
             joined += prose + " "
         lead = None
@@ -233,26 +221,10 @@ def parse(text: str, source: str) -> list[Directive]:
                 _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
-    return _settle_suite_shaped(directives)
+    return suite_steps.settle(directives)
 
 
-def _settle_suite_shaped(directives: list[Directive]) -> list[Directive]:
-    """A step shaped like the suite is the test command only when the file names none in so many words
-    ("Run the tests with `CI=1 npm test`" wins over "Always run `pytest`"); otherwise it is a step, or,
-    when it is that named command, the order to run the tests and see them pass."""
-    named = {d.argument for d in directives if d.kind == "test_command"}
-    settled, taken = [], bool(named)
-    for d in directives:
-        if d.kind == SUITE_SHAPED and d.argument in named:
-            d = replace(d, kind="verify", argument=None)  # "Then run `mix test` at the end": the tests, run to pass
-        elif d.kind == SUITE_SHAPED:
-            d = replace(d, kind="run" if taken else "test_command")
-            taken = True
-        if d.kind != "verify" or not any(s.kind == "verify" and s.line == d.line for s in settled):
-            settled.append(d)
-    return settled
-
-
+_RUN_OR_PASS = re.compile(r"\b(?:run|running|pass|passes|passing|green|execute|executing)\b")
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and
 #: "When the feature is finished:" are every change.
 _SITUATION_LEAD = re.compile(r"^\W*(?:when|whenever|while|if)\b(?![^:]*\b(?:code|changes?|files?|finished|done|complete|"
@@ -260,4 +232,5 @@ _SITUATION_LEAD = re.compile(r"^\W*(?:when|whenever|while|if)\b(?![^:]*\b(?:code
 #: "From the repo root (…):", "In `packages/api`:": a lead saying where the block runs, not what it is for.
 _WHERE_LEAD = re.compile(r"^\W*(?:from|in|inside|within|at)\s+(?:the\s+)?(?:repo|repository|project|root|workspace|top|"
                          r"\x00\d+\x00)")
+_IMPORT_LINE = re.compile(r"^\s*@[\w./~-]+\s*$")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")

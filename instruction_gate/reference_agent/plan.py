@@ -125,6 +125,14 @@ def _relative_to(source: str, path: str, exists: path_base.Exists) -> list[str]:
     return path_base.spellings(posixpath.dirname(source), path, exists)
 
 
+def _document_spellings(source: str, name: str, exists: path_base.Exists) -> list[str]:
+    """A document a file names. A bare name (`CONTRIBUTING.md`, `README.md`) in a nested file is that
+    directory's own: a vendored package's "read CONTRIBUTING.md" never means the repository root's."""
+    if "/" in name.strip("/") or posixpath.dirname(source) in ("", "."):
+        return _relative_to(source, name, exists)
+    return [posixpath.normpath(posixpath.join(posixpath.dirname(source), name))]
+
+
 class _Builder:
     def __init__(self, read_document: Callable[[str], str | None], skip: Callable[[Directive], bool],
                  loaded: set[str], exists: path_base.Exists):
@@ -145,7 +153,7 @@ class _Builder:
         plan, where = self.plan, self.plan.command_directory(d.argument or "", d.source)
         if d.kind == "read":
             where = plan.directory_of(d.source)
-            target = next(iter(_relative_to(d.source, d.argument or "", plan.exists)), None)
+            target = next(iter(_document_spellings(d.source, d.argument or "", plan.exists)), None)
             if target and target not in self.seen and depth < MAX_DOCUMENT_DEPTH:
                 self.seen.add(target)
                 text = self.read_document(target)

@@ -39,3 +39,17 @@ def test_a_step_shaped_like_the_suite_yields_to_a_named_test_command():
 ])
 def test_forms_that_are_not_directives(text):
     assert [k for k in kinds(text) if k[0] in ("test_command", "protect_path", "read")] == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # tests named as what the patch does are no order to run them
+    ("- Before handoff, verify that the patch tests the required behavior.\n", []),
+    ("- Before handoff, make sure the tests pass.\n", [("verify", None)]),
+    # a hedge before the document leaves the choice to the reader; after it, the named document is read
+    ("- Read the relevant package docs or `README.md`.\n", []),
+    ("- At the end of every run, re-read `AGENTS.md` and the relevant skill files.\n", [("read", "AGENTS.md")]),
+    # an import on its own line does not swallow the sentence under it
+    ("@README.md\nRun `make fmt` before committing.\n", [("run", "make fmt")]),
+])
+def test_verify_reads_and_imports(text, expected):
+    assert kinds(text) == expected

@@ -89,3 +89,13 @@ def test_a_glob_in_a_nested_file_is_resolved_by_its_literal_directories():
     files = [("go/AGENTS.md", "- Do not edit `*.md`.\n- Never modify `src/**`.\n- Never change `schema/*.json`.\n")]
     plan = build_plan(files, {}.get, exists=present.__contains__)
     assert plan.protected_globs == ["go/*.md", "go/src/**", "schema/*.json"]
+
+
+def test_a_bare_document_name_in_a_nested_file_is_that_directorys_own():
+    exists = {"CONTRIBUTING.md", "docs/style.md"}.__contains__
+    files = [("vendor/lib/AGENTS.md", "- Read `CONTRIBUTING.md` before changing code.\n- Read `docs/style.md` first.\n")]
+    documents = {"CONTRIBUTING.md": "- Always run `make lint`.\n", "docs/style.md": "- Always run `make fmt`.\n"}
+    plan = build_plan(files, documents.get, exists=exists)
+    # the vendored package's CONTRIBUTING.md is not the root's; a root-relative path with a directory still is
+    assert plan.documents == ["docs/style.md"]
+    assert [c.text for c in plan.run] == ["make fmt"]
