@@ -41,6 +41,11 @@ def safe(text: str) -> str:
     return "\n".join(safe_line(line) for line in str(text).split("\n"))
 
 
+def one_line(text: str) -> str:
+    """A message that must stay one line (an error names a value the user typed, which may hold a newline)."""
+    return str(text).replace("\r", "\\r").replace("\n", "\\n")
+
+
 def safe_json(text: str) -> str:
     """JSON text printed for machines: `json.dumps` already escapes controls; `##[` inside a
     string becomes `#\\u0023[`, the same value to a JSON reader."""

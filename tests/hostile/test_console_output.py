@@ -89,3 +89,10 @@ def test_changed_file_names_shown_by_the_action_stay_text(git_repo, capsys):
     result = subprocess.run(["bash", "-c", f'changed="$CHANGED"; {shown}'], env={**os.environ, "CHANGED": listed.rstrip("\n")},
                             capture_output=True, text=True, check=True)
     assert len(result.stdout.splitlines()) == 3 and _injects(result.stdout) == []
+
+
+def test_an_error_naming_a_value_with_a_newline_is_one_line(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "- Run `make test`.\n"}, "base")
+    assert main(["lint", "--repo", str(git_repo.path), "--base", "HEAD\nfoo"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "HEAD\\nfoo" in err
