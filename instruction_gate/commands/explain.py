@@ -112,7 +112,7 @@ def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[
     say(f"  {quote(f.path)}  {amount}" + suffix.format(f, where=where))
     if f.size > INSTRUCTION_CAP_BYTES:
         say(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
-              f"{INSTRUCTION_CAP_BYTES} bytes, the agent more")
+              f"{INSTRUCTION_CAP_BYTES} bytes; this agent loads {f.bytes_loaded} B of it")
     failure = "; the model reads an import-failure text in its place" if LOADERS[agent].imports and \
         LOADERS[agent].imports.failure_text else ""
     for item in notes.get((agent, real_path(f.path, tree.link_target) or f.path), []):

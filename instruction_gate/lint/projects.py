@@ -18,7 +18,9 @@ from itertools import product
 from instruction_gate.lint import placeholders
 
 _MAKE_RULE = re.compile(r"^((?:[^\s:=#\\]|\\.)(?:[^:=#\\]|\\.)*?)\s*::?(?!=)")  # `\:` escapes a colon
-_MAKE_DYNAMIC = re.compile(r"^\s*-?(include|sinclude)\s|^%:|^[^\t#]*\$[({]\w*[^:]*:", re.MULTILINE)
+#: Makefiles whose targets a reader cannot list: includes, pattern rules, targets named by a variable
+#: (`$(BINS): …`, on one line; a `X = $(shell …)` assignment names no target and keeps the file checkable).
+_MAKE_DYNAMIC = re.compile(r"^\s*-?(include|sinclude)\s|^%:|^[^\t#\n]*\$[({]\w*[^:\n]*:(?!=)", re.MULTILINE)
 _BRACES = re.compile(r"\{([^{}]*)\}")
 
 MAKEFILE_NAMES = ("GNUmakefile", "makefile", "Makefile")

@@ -55,3 +55,10 @@ def test_conditional_factors_and_env_list_key_are_read():
     known = projects.tox_envs("[tox]\nenv_list = lint\n[testenv]\ndeps =\n    py312-!cov: x\n    {a,b}: y\n")
     assert {"lint", "py312-cov", "a", "b"} <= known
     assert projects.tox_env_exists("lint-a", known) and not projects.tox_env_exists("lint-c", known)
+
+
+def test_a_shell_assignment_leaves_the_makefiles_targets_checkable():
+    from instruction_gate.lint.projects import make_targets
+    assert make_targets("X = $(shell echo)\ntest:\n\techo\n") == frozenset({"test"})
+    assert make_targets("VERSION := $(shell git describe)\nall:\n") == frozenset({"all"})
+    assert make_targets("$(BINS): main.c\n\tcc\n") is None  # targets named by a variable: unknowable
