@@ -14,7 +14,7 @@ from instruction_gate.reference_agent.phrases import APPROVE_LEAD, CODE, NEVER_L
 def list_lead(paragraph: str) -> str | None:
     low = paragraph.lower().strip()
     for kind, pattern in (("run", USE_TOOL_LEAD), ("protect", PROTECT_LEAD), ("approve", APPROVE_LEAD),
-                          ("never", NEVER_LEAD)):
+                          ("never", NEVER_LEAD), ("never", _FORBIDDEN_LEAD)):
         if pattern.search(low):
             return kind
     return None
@@ -34,9 +34,18 @@ def led_item(lead: str | None, clause: str, codes: list[str], section: str, subj
         return [("protect_path", subject)]
     if lead == "approve":
         return [("approve_command" if is_command(t) else "approve_edit", t) for t in clauses.slots_after(low, 0, codes)]
+    if lead == "never" and (label := _ITEM_LABEL.match(low)):
+        # "**NO force pushes**: `git push --force`, `git push -f`": the commands after the label
+        return [("forbid_command", c) for c in clauses.slot_list(low, label.end(), codes) if is_command(c)]
     if lead == "never":
         return read_clause("never " + clause, codes, section, subject)
     return None
+
+
+#: A title-only paragraph naming what is forbidden: "**Strictly Forbidden Git Operations**:", "Prohibited commands:".
+_FORBIDDEN_LEAD = re.compile(r"^[\W_]*(?:[\w-]+\s+){0,3}?(?:forbidden|prohibited|banned|disallowed)(?:\s+[\w-]+){0,3}[*_\s]*:[\W_]*$")
+#: A list item's label before what it lists: "**NO force pushes**:".
+_ITEM_LABEL = re.compile(r"^[\W_]*[^\x00:]{1,60}?[*_]*:[*_\s]*(?=\x00)")
 
 
 def code_spans(lines) -> list[tuple[int, str]]:

@@ -53,3 +53,10 @@ def test_forms_that_are_not_directives(text):
 ])
 def test_verify_reads_and_imports(text, expected):
     assert kinds(text) == expected
+
+
+def test_a_forbidden_operations_label_bans_the_commands_its_items_list():
+    text = ("**Strictly Forbidden Git Operations**:\n- **NO force pushes**: `git push --force`, `git push -f`\n"
+            "- **NO history rewrites**: `git reset --hard`\n- **NO author overrides**: Always use the default user\n")
+    assert kinds(text) == [("forbid_command", "git push --force"), ("forbid_command", "git push -f"),
+                           ("forbid_command", "git reset --hard")]
