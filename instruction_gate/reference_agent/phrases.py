@@ -71,7 +71,9 @@ def situation(low: str) -> re.Match[str] | None:
 HEDGE = re.compile(r"\b(?:applicable|relevant|as\s+needed|as\s+appropriate|consider|feel\s+free|"
                    r"(?:if|when|where)\s+(?:needed|necessary|required|applicable|appropriate|relevant|possible))\b")
 #: A condition anywhere in a clause, beside every-change ones ("when you are done", "when working in this repo").
-CONDITION = re.compile(r"\b(?:if|when|whenever|unless|in\s+case|only|except)\b")
+#: ("`make lint` (checks only)" describes; "only for UI work" conditions.)
+CONDITION = re.compile(r"\b(?:if|when|whenever|unless|in\s+case|except)\b|"
+                       r"\bonly\s+(?:if|when|for|in|on|after|before|with|during|while|once)\b")
 #: "when making any code/config changes", "if you changed files in the repo": a condition every change meets.
 ANY_CHANGE = re.compile(r"\b(?:when|if|whenever|after)\s+(?:you\s+(?:have\s+)?)?(?:make|making|made|change|changed|changing|"
                         r"modify|modified|modifying|edit|edited|editing|touch|touched)\s+(?:any\s+)?"

@@ -104,3 +104,8 @@ def test_a_pronoun_deep_in_a_long_item_does_not_point_back_at_its_opening_path()
                  "generated; do not edit them manually.\n")
     assert kinds(long_item) == []
     assert kinds("- `vendor/`: third-party code. Do not modify these.\n") == [("protect_path", "vendor/")]
+
+
+def test_only_as_a_description_is_no_condition():
+    assert kinds("- Run `make format` (applies fixes) and `make lint` (checks only).\n") == [
+        ("run", "make format"), ("run", "make lint")]
