@@ -14,7 +14,7 @@ import re
 #: A tool putting what it fetches somewhere is making that place too: "Stores fetched docs in
 #: `.hex-docs/`", "downloads packages into `deps/`", "caches results in `.cache/`".
 _MAKES = re.compile(r"(?i)\b(?:re)?(?:creates|generates|emits|writes|outputs|produces|stores|caches|downloads|"
-                    r"fetches|saves|extracts|unpacks)\b")
+                    r"fetches|saves|extracts|unpacks|exports?)\b")
 #: Between such a verb and the path, a word that makes the path an input or a means, not the output.
 _INPUT = re.compile(r"(?i)\b(?:from|using|via|with|based\s+on|reads?|reading|out\s+of|of|by|for|when|if)\b")
 #: The path made later in its own sentence: "`x` is generated", "`y` will be created by `make`".

@@ -42,6 +42,12 @@ _OTHER_REPOSITORY = re.compile(r"\b(?:in|from|of)\s+(?:that|the\s+other|another|
                                r"(?:repo|repository|project)\b", re.IGNORECASE)
 #: A sentence about naming: a bare file name in it shows the style (`snake_case` (e.g., `abstract_operator.cpp`)).
 _NAMING = re.compile(r"(?i)\b(?:snake_case|kebab-case|camel-?case|pascal-?case|naming(?:\s+conventions?)?)\b")
+#: "Directories: lowercase with dashes (`components/auth-wizard/`)": a path shown as a name's shape.
+_NAME_SHAPE = re.compile(r"(?i)\b(?:lower-?case|upper-?case|with\s+(?:dashes|hyphens|underscores)|"
+                         r"snake_case|kebab-case|camel-?case|pascal-?case)\b")
+#: "Runtime or generated dirs: `_build/`, `log/`": places a run creates, listed so they are left alone.
+_RUNTIME_LIST = re.compile(r"(?i)\b(?:runtime|generated|build\s+outputs?|temporary|local|cache)\s+"
+                           r"(?:or\s+\w+\s+)?(?:dirs?|directories|folders|files|artifacts)\b")
 #: A sentence about a running server or browser: `.html` paths in it are URLs, not files.
 _SERVED = re.compile(r"\b(?:dev\s+server|server|browser|localhost|url)\b", re.IGNORECASE)
 
@@ -119,8 +125,10 @@ def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx:
     sentence = _sentence_around(prose, offset - (block.start if block is not None else 0))
     if _OTHER_REPOSITORY.search(sentence):
         return True  # "see `docs/x.md` in that repo": another repository's file
-    if "/" not in ref.name and _NAMING.search(sentence):
+    if ("/" not in ref.name and _NAMING.search(sentence)) or _NAME_SHAPE.search(sentence):
         return True  # a file name showing a naming style, not a file of this tree
+    if _RUNTIME_LIST.search(sentence):
+        return True  # "Runtime or generated dirs: `log/`": made by running, absent from a checkout
     if "/" not in ref.name and (_PROHIBITED_USE.search(sentence) or _ELSEWHERE.search(sentence)):
         return True  # "Do not use `old-key.txt`", "memory (`MEMORY.md`) for user-specific …": no file of this tree
     before = _clause_before(prose, offset - (block.start if block is not None else 0))

@@ -13,7 +13,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
 from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
-    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, LEAD, NEGATION, SLOT_RE, conditional, situation,
+    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, KIND_OF_TESTS, LEAD, NEGATION, SLOT_RE, conditional, situation,
 )
 
 #: (kind, command, line, the text it was read from)
@@ -23,8 +23,8 @@ BlockDirective = tuple[str, str, int, str]
 _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
 _RUNS_TESTS = re.compile(r"\s+(?:the\s+|all\s+|your\s+|every\s+)?(?:[\w-]+\s+){0,2}?(?:tests?|test\s+suite|specs?|suite)\b")
-_SUITE_COMMENT = re.compile(r"#\s*(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
-                             r"(?:(?!integration|e2e|slow|live)[\w.+-]+\s+)?(?:unit\s+)?"
+_SUITE_COMMENT = re.compile(r"#\s*(?:[^#]*\band\s+)?(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
+                             rf"(?:(?!{KIND_OF_TESTS}\b)[\w.+-]+\s+)?(?:unit\s+)?"
                              r"(?:tests?|test\s+suite|suite)\b"
                              r"|#\s*test\s+(?:the\s+)?(?:whole|entire|full)\s+(?:repo(?:sitory)?|project|codebase)\b")
 
@@ -37,13 +37,13 @@ def lead_of_block(clause: str, section: str) -> str | None:
         return None
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
         return None
-    imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|install|set\s+up)\b", low)
+    imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|(?P<install>install)|set\s+up)\b", low)
     # "Run the tests:", "Run all unit tests:"; not "Run this to catch errors in packages, tests, and examples:"
     tests = bool(imperative and imperative.group("run") and _RUNS_TESTS.match(low, imperative.end("run"))) and \
         not re.search(r"\b(?:these|checks|all\s+of|following)\b", low)
     if imperative and (tests or BEFORE_FINISHING.search(low) or CHECKLIST.search(section) or
                        re.search(r"\b(?:these|following|install|set\s+up)\b", low)):
-        return "test_command" if tests else "run"
+        return "test_command" if tests else "install" if imperative.group("install") else "run"
     if BEFORE_FINISHING.search(low) or re.search(r"\b(?:mandatory|required)\W*:$", low):
         return "run"
     return None
@@ -99,6 +99,10 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     if ASIDE_SECTION.search(section):
         return required  # otherwise commands for particular needs (tips, troubleshooting, reference)
     out: list[BlockDirective] = []
+    if lead is not None and lead[0] == "install":
+        # "Install the tools:", "Set up the project:": the lines that install, as under a set-up heading
+        return required + [("run", c, n, lead[1]) for n, c, comment in commands
+                           if _INSTALLS.search(c) and not _SERVER.search(comment + c)]
     if lead is not None:
         kind, said = lead
         tests_lead = suite_taken = kind == "test_command"
@@ -127,7 +131,10 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     commands = [(n, c, comment) for n, c, comment in commands if not _WRONG.search(comment.lower())
                 and not _SUBPROJECT.match(c)]
     suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
-    if not suite and _TEST_SECTION.search(section) and commands and re.search(r"\btest", commands[0][1]):
+    # under "Browser Tests" or "Benchmarks" the first command runs that kind of tests, not the suite
+    kind_of_tests = re.search(rf"\b{KIND_OF_TESTS}\b", section.rsplit(" / ", 1)[-1])
+    if not suite and _TEST_SECTION.search(section) and not kind_of_tests and commands and \
+            re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
     # `bun install  # Install dependencies` in a list of commands: the set-up step among them
     setup = [("run", c, n, comment) for n, c, comment in commands if _SETUP_COMMENT.search(comment.lower())]
@@ -142,9 +149,12 @@ _WRONG = re.compile(r"\b(?:wrong|incorrect|bad|don'?t|do\s+not|never|avoid)\b")
 _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|optional|specific|single|debug)\b")
 #: A command that installs or fetches what the project needs (`uv sync`, `npm ci`, `mix deps.get`, `make setup`).
 _INSTALLS = re.compile(r"(?:^|[\s:./-])(?:install|ci|sync|restore|bootstrap|setup|set-up|download|fetch|deps(?:\.get)?|"
-                       r"dependencies|prepare)(?=$|[\s:.])|^(?:yarn|bundle)$")
+                       r"dependencies|prepare)(?=$|[\s:.-])|^(?:yarn|bundle)$")
 _SETUP_COMMENT = re.compile(r"^#\s*install(?:ing)?\s+(?:the\s+|all\s+|project\s+)?(?:dependencies|deps|packages|requirements)\b")
-_REQUIRED = re.compile(r"\((?:required|mandatory)\)|^#\s*(?:required|mandatory)\b")
+#: ("`just fmt  # Format code (run after modifications)`": the comment says to run it on every change.)
+_REQUIRED = re.compile(r"\((?:required|mandatory|run\s+(?:it\s+)?after\s+(?:every\s+|each\s+|any\s+)?"
+                       r"(?:modifications?|changes?|edits?|editing)|run\s+(?:it\s+)?before\s+(?:committing|pushing|"
+                       r"submitting|opening\s+a\s+(?:pr|pull\s+request)))\)|^#\s*(?:required|mandatory)\b")
 _SUBPROJECT = re.compile(r"^cd\s+\S+\s*&&")
 #: Long-running servers and watchers are not steps to run and wait for.
 #: (`docker compose up -d  # Start PostgreSQL`: a service started in the background is one too.)

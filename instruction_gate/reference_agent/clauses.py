@@ -28,13 +28,16 @@ def split(text: str) -> list[tuple[str, list[str]]]:
     return [(c, codes) for c in SENTENCE_END.split(masked) if c and c.strip()]
 
 
-def slot_list(low: str, position: int, codes: list[str]) -> list[str]:
-    """The command slots right after `position`: a list joined by commas/and/then, nothing else."""
+def slot_list(low: str, position: int, codes: list[str], alternatives: bool = True) -> list[str]:
+    """The command slots right after `position`: a list joined by commas/and/then, nothing else. Without
+    `alternatives`, "`X` or `Y`" is one command said two ways: only the first is kept."""
     found, cursor = [], position
     for match in SLOT_RE.finditer(low, position):
         gap = low[cursor:match.start()]
         # "`pnpm run lint` (SwiftLint), `pnpm run format`": a note on the item before does not end the list
         if not (object_gap(gap) if not found else _LIST_JOIN.match(_NOTE.sub(" ", gap))):
+            break
+        if found and not alternatives and re.search(r"\bor\b", gap):
             break
         found.append(codes[int(match.group(1))])
         cursor = match.end()

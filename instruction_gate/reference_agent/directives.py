@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from instruction_gate.lint import markdown
-from instruction_gate.reference_agent import blocks, clauses, documents, list_leads, prohibitions, suite_steps
+from instruction_gate.reference_agent import blocks, clauses, documents, list_leads, prohibitions, suite_steps, tables
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import (
     is_command, is_known_program, picks_one_test, runnable_as_written, runs_the_suite,
@@ -31,7 +31,8 @@ from instruction_gate.reference_agent.phrases import (
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
-    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, conditional, situation,
+    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
+    conditional, situation,
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
@@ -58,7 +59,7 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
         found = clauses.slot_list(low, match.end(), codes)
         return sorted(found, key=lambda c: not re.search(r"\btest", c)), any(re.search(r"\btest", c) for c in found)
     if match := RUN_START.match(low):
-        found = clauses.slot_list(low, match.end(), codes)
+        found = clauses.slot_list(low, match.end(), codes, alternatives=False)
         first = SLOT_RE.search(low, match.end())
         purpose = low[first.end():] if first else ""
         tests = bool(found and (TESTS.search(low, 0, first.start()) or
@@ -99,7 +100,13 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         return [("test_command", codes[int(suite.group(1))])]  # "Whenever you want to run the whole suite, run X"
     if re.match(LEAD + r"(?:use|run)\b", low) and (contrast := CONTRAST.search(low)):
         avoided = codes[int(contrast.group(1))]  # "Use `bin/roast` (not `bundle exec roast`)"
-        return [("forbid_command", avoided)] if is_command(avoided) else []
+        used = codes[int(SLOT_RE.search(low).group(1))]
+        # "Use `make:test --pest X` instead of `make:test --pest Feature/X`": the same command with another
+        # path argument (not "`cargo check` instead of `cargo build`", nor `--force-with-lease` for `--force`)
+        differ = set(used.split()) ^ set(avoided.split())
+        same_command = used.split()[:1] == avoided.split()[:1] and bool(differ) and \
+            all("/" in w for w in differ - set(used.split()))
+        return [("forbid_command", avoided)] if is_command(avoided) and not same_command else []
     if re.match(LEAD + r"(?:use|run)\b", low) and (bare := BARE_CONTRAST.search(low)) and is_known_program(bare.group(1)):
         return [("forbid_command", bare.group(1))]  # "Use **tox** for testing (not pytest directly)"
     # "Read the relevant package's docs or `README.md`": a hedge before the document leaves it to the reader
@@ -123,6 +130,11 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         if EDIT_VERB.search(title):  # "Generated files (never edit by hand)": its items name paths
             path = codes[int(item.group(1))]
             return [("protect_path", path)] if PATH_LIKE.match(path) else []
+    if FORBIDDEN_SECTION.search(title) and EDIT_VERB.search(title) and not NEGATION.search(low) and \
+            (label := re.match(r"^[\W_]*[^\x00:]{1,40}?[*_]*:[*_\s]*(?=\x00)", low)):
+        # "Boundaries (avoid editing)" / "- Runtime or generated dirs: `_build/`, `deps/`": each path listed
+        return [("protect_path", p) for p in clauses.slot_list(low, label.end(), codes) if PATH_LIKE.match(p)]
+    if FORBIDDEN_SECTION.search(title) and (item := re.match(r"^\W*\x00(\d+)\x00", low)):
         return [("forbid_command", c) for c in [codes[int(item.group(1))]] + clauses.slot_list(low, item.end(), codes)
                 if is_command(c)]
     if not commands and CHECKLIST.search(section) and (label := CHECK_ITEM.match(low)):
@@ -135,9 +147,11 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     opening = SLOT_RE.search(low)
     situational = situation(low)
     last = list(SLOT_RE.finditer(low))
-    trailing = bool(last) and bool(TRAILING_CONDITION.match(low[last[-1].end():]))
+    trailing = bool(last) and bool(TRAILING_CONDITION.match(low[last[-1].end():]) or PART_PURPOSE.match(low[last[-1].end():]))
+    # "Run all conformance tests with `X`": one kind of tests, not the suite
+    kind_of_tests = re.search(rf"\b{KIND_OF_TESTS}\s+(?:tests?|suite|specs?)\b", low[:opening.start()] if opening else low)
     if (situational and (not opening or situational.start() < opening.start())) or OCCASIONAL.search(low) or \
-            trailing or PARTICULAR_CHANGES.search(low) or conditional(low):
+            trailing or PARTICULAR_CHANGES.search(low) or conditional(low) or kind_of_tests:
         commands = []  # one situation's command, or an optional one
     commands = [c for c in commands if runnable_as_written(c) and not picks_one_test(c)]
     found: Found = []
@@ -167,6 +181,7 @@ def parse(text: str, source: str) -> list[Directive]:
     headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
     list_lead: str | None = None  # what the paragraph above makes of the list that follows (`list_leads.led_item`)
     spans = list_leads.code_spans(all_lines)
+    above = ""  # the paragraph right before this block: what introduces a table
     for block in markdown.blocks(text):
         section = " / ".join(title for _, title in headings)
         if block.kind == "code":
@@ -178,7 +193,13 @@ def parse(text: str, source: str) -> list[Directive]:
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
             headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
-            lead, aside, steps_aside, list_lead = None, False, False, None
+            lead, aside, steps_aside, list_lead, above = None, False, False, None, ""
+            continue
+        if block.kind == "paragraph" and text[block.start:block.end].lstrip().startswith("|"):
+            directives += [Directive(kind, argument, source, block.line + offset, block_lines[offset].text.strip())
+                           for kind, argument, offset in tables.from_table(text[block.start:block.end], above, section)
+                           if offset < len(block_lines)]
+            above = ""
             continue
         joined, starts = "", []
         for index, line in enumerate(block_lines):
@@ -217,6 +238,7 @@ def parse(text: str, source: str) -> list[Directive]:
             # clause's, not the section's: no set-up or test command is inferred from the heading
             aside = bool(situation(low) or OCCASIONAL.search(low)) or (
                 not lead_kind and low.rstrip(" *_").endswith(":") and not _WHERE_LEAD.match(low))
+        above = joined if block.kind == "paragraph" else ""
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
                 _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):

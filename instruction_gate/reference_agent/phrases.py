@@ -58,7 +58,9 @@ BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b")
 #: Words that, before a command, make it optional or tied to a situation, not meant for every change.
 SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
                         r"specific|single|particular|individual|a\s+given|otherwise|windows|macos|linux|only|e\.g|for example|"
-                        r"release|releasing|integration|live|slow|benchmarks?|e2e|end-to-end)\b")
+                        r"release|releasing|integration|slow|benchmarks?|e2e|end-to-end|"
+                        # "live tests", "live API calls"; not "Tests live alongside the source"
+                        r"live\s+(?:tests?|api|providers?|services?|calls?|environments?|servers?|accounts?|probes?))\b")
 
 
 def situation(low: str) -> re.Match[str] | None:
@@ -113,7 +115,7 @@ LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|firs
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
-         r"after\s+(?:your|each|every|any)\s+(?:code\s+|source\s+)?change,|before\s+contributing,|"
+         r"after\s+(?:your|each|every|any)\s+(?:code\s+|source\s+)?change,?|before\s+contributing,|"
          rf"{EVERY_CHANGE_TEXT},?|"
          r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
          r"ensure\s+(?:that\s+)?you)\s+)*")
@@ -138,7 +140,9 @@ USE_WHEN_DONE = re.compile(LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00")
 #: "make sure `tools/format.js` is run".
 ENSURE_RUN = re.compile(LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\x00\s+(?:is|gets|was|has\s+been)\s+run\b")
 #: "Install dependencies with `X`", "Lint your changes with `X`", "Keep code formatted with `X`".
-TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|check|build|fix|test|keep)\b[^\x00]{0,40}?"
+#: ("Build with `X`" and "check with `X`" describe how a thing is done, in a guide to one part as often as in a
+#: routine: not steps.)
+TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|fix|test|keep)\b[^\x00]{0,40}?"
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests",
 #: "**Test (Zig):** `X`" (a qualifier naming a language or part; "(single file)" is a situation, see SITUATION).
@@ -172,13 +176,24 @@ GAP_STOP = frozenset("to for so which because if when that no not without into o
                       "until while on them it those".split())
 
 
+#: Kinds of tests that are not the suite a change runs ("all conformance tests", "Browser tests").
+KIND_OF_TESTS = (r"(?:browser|e2e|end-to-end|integration|conformance|performance|perf|benchmarks?|smoke|visual|"
+                 r"snapshot|load|stress|fuzz(?:ing)?|mutation|acceptance|system|live|slow|flaky|nightly)")
+#: "Run `X` for unit tests only", "… for a specific example": a purpose after the command naming a part.
+PART_PURPOSE = re.compile(r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,5}?(?:only\b|specific\b|single\b|particular\b|"
+                          r"individual\b|one\s+(?:test|file|package|crate|module)\b|a\s+given\b)|"
+                          rf"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+(?:and|or)\s+)?{KIND_OF_TESTS}\b")
 #: Sections whose commands are for particular needs, not for every change.
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
+
                             # "Documentation Change Verification Tiers": checks for docs changes only
                             r"|\b(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?)\b"
                             # "Adding Integrations to Test Suite": a heading naming one kind of task; its steps are that task's
                             # (not "Creating a pull request" or "Adding code": those are every change's)
+                            # "Parser Changes", "API changes": the steps of one kind of change
+                            r"|(?:^|(?<=/ ))(?!(?:code|making|your|our|all|any|every|each|general|source|submitting|committing|"
+                            r"proposing|pushing|the|these|those|before|after|for|with|small|large|local)\b)[a-z][\w-]*(?:\s+[a-z][\w-]*)?\s+changes?\s*$"
                             r"|(?:^|(?<=/ ))(?:adding|creating|porting|migrating|upgrading|bumping|renaming|removing|"
                             r"deprecating)\b(?![^/]*\b(?:pr|pull\s+requests?|commits?|changes?|code)\b)")
 #: A title-only lead-in to a catalogue ("**Common Patterns**:", "Examples:"): its items describe how
@@ -192,7 +207,7 @@ GENERIC_PROCEDURE = re.compile(r"(?:to\s+)?(?:run(?:ning)?\s+)?(?:the\s+|all\s+)
                                r"workflow|development|(?:test|verify|check|validate)\s+(?:your|the|all|any)\s+"
                                r"(?:changes?|code|work))")
 #: Sections listing what never to run: "Strictly Forbidden Git Operations", "Never do this".
-FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned)\b")
+FORBIDDEN_SECTION = re.compile(r"\b(?:forbidden|prohibited|never|do\s+not|don'?t|not\s+allowed|banned|avoid)\b")
 #: Sections whose items are things to do before finishing: "Definition of Done", "Pre-commit checklist".
 CHECKLIST = re.compile(r"\b(?:definition\s+of\s+done|checklist|before\s+(?:committing|submitting|you\s+commit|"
                         r"opening|pushing)|pre-?commit|landing\s+the\s+plane|session\s+completion)\b")

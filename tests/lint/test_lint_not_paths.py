@@ -93,3 +93,12 @@ def test_branch_series_and_files_of_elsewhere_are_not_stale(tmp_path, text):
 
 def test_a_missing_file_in_plain_prose_is_still_reported(tmp_path):
     assert _missing(tmp_path, "- Keys are listed in `signing-keys.txt`.\n") == ["signing-keys.txt"]
+
+
+@pytest.mark.parametrize("text", [
+    "- **Directories**: lowercase with dashes (`components/auth-wizard/`)\n",  # a name's shape
+    "- Runtime or generated dirs: `_build/`, `log/`, `tmp/`.\n",  # made by running
+    "Presets use Ninja and export `compile_commands.json`.\n",  # a file the tool writes
+])
+def test_shapes_runtime_places_and_exports_are_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
