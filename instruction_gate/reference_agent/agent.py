@@ -130,9 +130,13 @@ class ReferenceAgent:
         result = execute(command.text, self.repo_root, self.repo_root / command.cwd, self.env,
                          min(remaining, DEFAULT_COMMAND_TIMEOUT), self.options.allow_any_command,
                          instruction_names=self.instruction_names)
-        event = {"tool": "shell", "command": command.text, "cwd": command.cwd, "exit_code": result.exit_code}
-        self._tool({**event, **({"refused": result.refused} if result.refused else {})}, len(command.text))
-        self.usage.read(len(result.output.encode()))
+        # One event per step attempted (`A && B`, `cd web && npm test`): what started, where, and how it
+        # ended; a command refused whole (shell syntax) is one event with the command as written.
+        for step in result.steps:
+            where = os.path.relpath(step.cwd or self.repo_root / command.cwd, self.repo_root).replace(os.sep, "/")
+            event = {"tool": "shell", "command": step.command, "cwd": where, "exit_code": step.exit_code}
+            self._tool({**event, **({"refused": step.refused} if step.refused else {})}, len(step.command))
+            self.usage.read(len(step.output.encode()))
         return result.exit_code
 
     def change(self, plan: Plan) -> str | None:

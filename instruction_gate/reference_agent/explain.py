@@ -19,7 +19,7 @@ from instruction_gate.lint.imports import REASONS, Import, imports
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
 from instruction_gate.lint.tree import Tree, directories, outside_links, real_path
 from instruction_gate.reference_agent import path_base
-from instruction_gate.reference_agent.command_env import describe, prepare
+from instruction_gate.reference_agent.command_outcome import REFUSED, command_cwd, command_outcome
 from instruction_gate.reference_agent.directives import Directive
 from instruction_gate.reference_agent.plan import Plan, build_plan
 
@@ -62,7 +62,8 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
     plan = build_plan(files, read_document, exists=lambda path: posixpath.normpath(path) in present)
     loaded = {path for path, _ in files}
     return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded),
-                                   plan.command_directory(d.argument or "", d.source) if d.kind in ("run", "test_command") else None)
+                                   command_cwd(d.argument or "", plan.command_directory(d.argument or "", d.source), repo_root)
+                                   if d.kind in ("run", "test_command") else None)
                          for d in plan.followed]
 
 
@@ -99,16 +100,13 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
     if approval := plan.approval_for(command):
         return f"not run: asks for approval ({approval.source}:{approval.line})"
     where = plan.command_directory(command, d.source)
-    invocation = prepare(command, repo_root, repo_root / where,
-                         instruction_names=frozenset(posixpath.basename(p) for p in loaded))
-    if invocation.refused:
-        return f"refused by the command policy: {invocation.refused}"
+    names = frozenset(posixpath.basename(p) for p in loaded)
+    outcome = command_outcome(command, repo_root, where, names,
+                              "at the end when asked to verify" if d.kind == "test_command" else "")
     first = plan.first_run(command, where) if d.kind == "run" else None
-    if first is not None and (first.source, first.line) != (d.source, d.line):
+    if first is not None and (first.source, first.line) != (d.source, d.line) and not outcome.startswith(REFUSED):
         return f"already run for {first.source}:{first.line}"
-    how = f"in {'the repository root' if where == '.' else quote(where) + '/'}"
-    how += f" with {describe(invocation.env)}" if invocation.env else ""
-    return f"runs it at the end when asked to verify, {how}" if d.kind == "test_command" else f"runs it {how}"
+    return outcome
 
 
 def _relative(d: Directive, plan: Plan) -> str:
