@@ -77,7 +77,7 @@ def execute(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_PASS
     except GateError as exc:
-        say(f"instruction-gate: error: {one_line(exc)}", file=sys.stderr)  # one problem, one line
+        say(f"instruction-gate: error: {exc}", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:
         return _not_evaluated(exc)
@@ -88,7 +88,7 @@ def execute(args: argparse.Namespace) -> int:
 
 def _not_evaluated(exc: OSError) -> int:
     where = f"{exc.filename}: " if exc.filename else ""
-    say(one_line(f"instruction-gate: error: could not evaluate: {where}{exc.strerror or exc}"), file=sys.stderr)
+    say(f"instruction-gate: error: could not evaluate: {one_line(where)}{exc.strerror or exc}", file=sys.stderr)
     return EXIT_NOT_EVALUATED
 
 

@@ -24,7 +24,7 @@ from instruction_gate.lint.sarif import sarif
 from instruction_gate.lint.tree import DirTree, GitTree
 from instruction_gate.protected import check_repository_outputs
 from instruction_gate.records import RECORD_SCHEMA_VERSION, write_json_atomic, write_text_atomic
-from instruction_gate.console import say
+from instruction_gate.console import one_line, say
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -81,9 +81,9 @@ def run(args: argparse.Namespace) -> int:
         directories = tuple("" if task.cwd == "." else task.cwd for task in suite.tasks)
     check_repository_outputs(repo, outputs, [p for p in (_policy_path(args), args.manifest) if p is not None], paths)
     policy = dataclasses.replace(lint_policy.load(_policy_path(args)), project=_project(repo))
-    candidate = (GitTree(repo, args.candidate, f"candidate {args.candidate}") if args.candidate
+    candidate = (GitTree(repo, args.candidate, f"candidate {one_line(args.candidate)}") if args.candidate
                  else DirTree(repo))
-    base = GitTree(repo, args.base, f"base {args.base}") if args.base else None
+    base = GitTree(repo, args.base, f"base {one_line(args.base)}") if args.base else None
     result = lint_revisions(candidate, base, policy, paths, directories)
     summary = report.markdown(result)
     found: list[coverage.Gap] = []
