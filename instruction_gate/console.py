@@ -16,13 +16,14 @@ import sys
 from typing import Any, TextIO
 
 #: C0 and C1 controls except tab and newline (a newline ends a line and is handled per line),
-#: and the Unicode line and paragraph separators.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+#: the Unicode line and paragraph separators, and the bidirectional controls (U+202E would show a
+#: reviewer `make tset` as `make test`).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _COMMAND_START = re.compile(r"^(\s*):")
 
 
 def _escape(match: re.Match[str]) -> str:
-    return repr(match.group())[1:-1] if match.group() not in "\u2028\u2029" else f"\\u{ord(match.group()):04x}"
+    return repr(match.group())[1:-1] if ord(match.group()) < 0x2000 else f"\\u{ord(match.group()):04x}"
 
 
 def escape_controls(text: str) -> str:

@@ -37,7 +37,8 @@ def _kind(code: int) -> str | None:
         return "Unicode tag character"
     # ESC (terminal escape sequences such as `ESC[8m` conceal text), backspace and a carriage return
     # inside a line overwrite what a terminal shows; tab and line breaks are layout
-    if (code < 0x20 and code not in (0x09, 0x0A, 0x0D)) or code == 0x7F or 0x80 <= code <= 0x9F:
+    # (a CR ending a CRLF line is stripped with the line end; one left inside a line is a lone CR)
+    if (code < 0x20 and code not in (0x09, 0x0A)) or code == 0x7F or 0x80 <= code <= 0x9F or code in (0x2028, 0x2029):
         return "control character"
     return None
 
@@ -120,22 +121,6 @@ def check_unicode(ctx: LintContext) -> Iterator[Finding]:
                 continue
             yield Finding("IG009", source, line.number, _unicode_message([c for _, c in found]),
                           f"unicode:{line.text.strip()}", found[0][0] + 1)
-        yield from _line_breaking_controls(source, text)
-
-
-#: Characters a line reader takes as a line break but a terminal or an editor does not show as one: a carriage
-#: return not followed by a line feed (it rewinds the line, so what follows overwrites what came before), vertical
-#: tab, form feed, the information separators, NEL and the Unicode line and paragraph separators.
-_LINE_BREAKING_CONTROL = re.compile("\r(?!\n)|[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
-
-
-def _line_breaking_controls(source: str, text: str) -> Iterator[Finding]:
-    by_line: dict[int, list[str]] = {}
-    for match in _LINE_BREAKING_CONTROL.finditer(text):
-        by_line.setdefault(markdown.line_of(text, match.start()), []).append(match.group())
-    lines = text.split("\n") if by_line else []
-    for number, chars in by_line.items():  # matched by the line's content, like the other findings
-        yield Finding("IG009", source, number, _unicode_message(chars), f"unicode:{lines[number - 1].strip()}", 1)
 
 
 #: Distinct characters named in one IG009 message; the others are counted.

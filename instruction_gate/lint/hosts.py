@@ -7,7 +7,9 @@ install, clone, call, open or read it (`curl https://…`, "Fetch the setup from
 something the agent is told to take in, so it is not reported. A table row is read on its own
 (a table of documentation links is reference material, however many rows it has), and the words
 of every URL are left out, not only of the URL at hand ("send-data" in a neighbour's path is no
-verb). A host is reported once per file, at its first fetched URL.
+verb). A URL inside a code example in a programming language (a ```python block) is that program's
+data, not something the agent fetches; shell blocks still count. A host is reported once per file, at its
+first fetched URL.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 from instruction_gate.lint import markdown
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
+from instruction_gate.lint.references import CODE_LANGUAGES
 
 _URL = re.compile(r"\b(?:https?|ftp|wss?)://[^\s<>()\[\]\"'`]+", re.IGNORECASE)
 #: Names reserved for examples and for this machine (RFC 2606, RFC 6761): nothing to fetch there.
@@ -54,7 +57,10 @@ def check(ctx: LintContext) -> Iterator[Finding]:
         reported: set[str] = set()
         blocks = markdown.blocks(text)
         starts = [b.start for b in blocks]
+        languages = markdown.fence_languages(text)
         for line in markdown.lines(text):
+            if line.in_code and languages.get(line.number) in CODE_LANGUAGES:
+                continue  # `task='Visit https://…'` in a Python example: the program's data, not the agent's fetch
             index = bisect.bisect_right(starts, line.start) - 1
             block = blocks[index] if index >= 0 and line.start < blocks[index].end else None
             prose = text[block.start:block.end] if block is not None else line.text

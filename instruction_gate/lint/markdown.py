@@ -50,11 +50,16 @@ class Section:
     line: int
 
 
+#: A line as git and GitHub count them: up to a line feed. (`str.splitlines` also breaks at a lone CR,
+#: vertical tab, form feed and U+2028, and every finding after one would point a line too far.)
+_PHYSICAL_LINE = re.compile(r"[^\n]*\n|[^\n]+$")
+
+
 @lru_cache(maxsize=64)
 def lines(text: str) -> tuple[Line, ...]:
     out: list[Line] = []
     offset, fence = 0, ""
-    for number, raw in enumerate(text.splitlines(keepends=True), start=1):
+    for number, raw in enumerate(_PHYSICAL_LINE.findall(text), start=1):
         body = raw.rstrip("\r\n")
         match = _FENCE.match(body)
         if fence:

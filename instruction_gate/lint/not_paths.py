@@ -34,7 +34,11 @@ _GIT_REF = re.compile(r"^refs/(?:heads|tags|remotes|pull|notes)/")
 _ARITY = re.compile(r"/\d+$")
 #: Example paths: `tests/specs/my_feature/`, `src/your_module.py`, `foo/bar`, `path/to/test.py`.
 _EXAMPLE_SEGMENT = re.compile(r"(?:^|/)path/to/|(?:^|/)(?:my|your|some|example|sample)[_-]\w+|(?:^|/)(?:foo|bar|baz|xxx)(?:/|\.|$)|(?:^|/|_)(?:foo|baz|xxx)[_-]|_(?:foo|baz|xxx)\."
-                              r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))")  # a naming style
+                              r"|(?i:(?:^|/)(?:kebab-case|camel-?case|pascal-?case|snake_case)(?![a-z0-9]))"  # a naming style
+                              # `test_specific_test.py`, `test_action_EventNameHere.py`: a name to fill in
+                              r"|[_-](?:specific|example|sample)[_-]|[a-z0-9](?:Here|HERE)(?=[._-]|$)")
+#: "`settings.profile.tsx` → `/settings/profile`": a file name shown with the URL it becomes, a convention.
+_MAPPED_TO_URL = re.compile(r"`[^`]+`\s*(?:→|->|=>)\s*`/")
 
 
 #: A sentence placing a file in another repository.
@@ -129,6 +133,8 @@ def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx:
         return True  # a file name showing a naming style, not a file of this tree
     if _RUNTIME_LIST.search(sentence):
         return True  # "Runtime or generated dirs: `log/`": made by running, absent from a checkout
+    if "/" not in ref.name and _MAPPED_TO_URL.search(line.text):
+        return True
     if "/" not in ref.name and (_PROHIBITED_USE.search(sentence) or _ELSEWHERE.search(sentence)):
         return True  # "Do not use `old-key.txt`", "memory (`MEMORY.md`) for user-specific …": no file of this tree
     before = _clause_before(prose, offset - (block.start if block is not None else 0))

@@ -122,7 +122,7 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
         return out
     if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or NEGATION.search(section.rsplit(" / ", 1)[-1]):
         return required  # "To run specific tests:", "Otherwise, prefix …:", "Do NOT use `--filter`": not steps
-    if _SETUP_SECTION.search(section):
+    if _SETUP_SECTION.search(section.rsplit(" / ", 1)[-1]):  # the block's own heading, not an ancestor
         # only the steps that install what the project needs: a set-up block also clones, copies
         # secrets, starts services and seeds data, which no change asks for
         return [("run", c, n, section) for n, c, comment in commands

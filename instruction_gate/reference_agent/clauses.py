@@ -60,5 +60,5 @@ def located(text: str) -> list[tuple[str, list[str], int]]:
         found = text.find(said[:20], position) if said else -1
         offset = found if found >= 0 else position
         result.append((clause, codes, offset))
-        position = max(position, offset)
+        position = max(position, offset + 1)  # a clause said again on the next line starts past this one
     return result

@@ -129,6 +129,9 @@ def refusal(argv: list[str], repo_root: Path, cwd: Path, instruction_names: froz
     program = argv[0]
     name = os.path.basename(program)
     family = "python" if name in ("python", "python3") else name
+    if program.startswith("~"):
+        # no shell expands it, but what the writer means is a home directory: outside the repository
+        return f"{program} is in a home directory, outside the repository"
     if "/" in program:
         if _program_is_instruction_file(program, cwd, instruction_names):
             return f"{program} is an instruction file: its text is the candidate's, never a program to run"

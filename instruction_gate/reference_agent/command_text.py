@@ -18,6 +18,8 @@ _CODE_SHAPE = re.compile(r"\w\(|[{};]|==|!=|=>|->|\)\s*$")
 #: Files named alone are documents or data, not programs (`uv.lock`, `pyproject.toml`).
 _DATA_FILE = re.compile(r"(?i)\.(?:lock|toml|json|jsonc|ya?ml|cfg|ini|md|mdx|rst|txt|csv|xml|html?|css|env|sql|"
                         r"proto|snap|log)$")
+#: Directories whose files are programs (`bin/test`, `scripts/check`, `vendor/bin/phpunit`, `build/debug/unittest`).
+_SCRIPT_DIR = re.compile(r"^(?:\.{1,2}/|(?:[\w.-]+/)*(?:bin|sbin|scripts?|tools|dev|hack|ci|build|\.bin|target|out)/)")
 #: Source files: a program when given as a path (`scripts/check.py`), a mention when named alone.
 _SOURCE_FILE = re.compile(r"(?i)\.(?:py|ts|tsx|js|mjs|cjs|jsx|rs|go|java|kt|rb|c|h|cpp|hpp|cs|swift)$")
 #: Programs that are commands when named alone (one word in backticks).
@@ -65,6 +67,8 @@ def is_command(code: str) -> bool:
         return False
     if len(tokens) == 1 and "/" not in first:
         return False  # one unknown word: a name (`strict-no-cover`, `tests`), not a program to run
+    if len(tokens) == 1 and not _SCRIPT_DIR.match(first) and not _SOURCE_FILE.search(first) and "." not in first.rsplit("/", 1)[-1]:
+        return False  # `tests/ci`, `src/app`: a directory or a module named alone, not a script to run
     return bool(re.fullmatch(r"[\w.+~/-]+", first))
 
 

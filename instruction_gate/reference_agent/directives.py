@@ -77,7 +77,8 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
 
 def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str | None = None) -> Found:
     """The directives of one clause; `subject` is the path or command its list item opens with."""
-    low = clause.lower()
+    # "Always use [`uv`](https://…) instead of `pip`": a link around a command is the command
+    low = _LINKED_CODE.sub(r"\1", clause.lower())
     if approval := APPROVAL.search(low):
         targets = clauses.slots_after(low, approval.end(), codes)
         kind: DirectiveKind = "approve_edit" if EDIT_VERB.search(low, approval.end()) else "approve_command"
@@ -192,7 +193,10 @@ def parse(text: str, source: str) -> list[Directive]:
         last = markdown.line_of(text, max(block.start, block.end - 1))
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
-            headings = [h for h in headings if h[0] < block.level] + [(block.level, _MARKER.sub("", block_lines[0].text).lower())]
+            title = _MARKER.sub("", block_lines[0].text).lower()
+            if block.level == 1:
+                title = _TITLE_EXAMPLE.sub(" ", title)  # "# Example shop": a project's name, not a section of examples
+            headings = [h for h in headings if h[0] < block.level] + [(block.level, title)]
             lead, aside, steps_aside, list_lead, above = None, False, False, None, ""
             continue
         if block.kind == "paragraph" and text[block.start:block.end].lstrip().startswith("|"):
@@ -254,5 +258,7 @@ _SITUATION_LEAD = re.compile(r"^\W*(?:when|whenever|while|if)\b(?![^:]*\b(?:code
 #: "From the repo root (…):", "In `packages/api`:": a lead saying where the block runs, not what it is for.
 _WHERE_LEAD = re.compile(r"^\W*(?:from|in|inside|within|at)\s+(?:the\s+)?(?:repo|repository|project|root|workspace|top|"
                          r"\x00\d+\x00)")
+_LINKED_CODE = re.compile(r"\[(\x00\d+\x00)\]\([^)\s]*\)")
+_TITLE_EXAMPLE = re.compile(r"\b(?:examples?|samples?|demo)\b")
 _IMPORT_LINE = re.compile(r"^\s*@[\w./~-]+\s*$")
 _MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")

@@ -96,3 +96,9 @@ def test_an_error_naming_a_value_with_a_newline_is_one_line(git_repo, capsys):
     assert main(["lint", "--repo", str(git_repo.path), "--base", "HEAD\nfoo"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "HEAD\\nfoo" in err
+
+
+def test_bidirectional_controls_are_written_out():
+    printed = safe("Unknown make target `\u202etset\u202c`")
+    assert not any(c in printed for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
+    assert "\\u202e" in printed

@@ -19,3 +19,16 @@ def test_control_characters_that_hide_text_are_reported(tmp_path, text, line, na
 def test_layout_characters_are_not_reported(tmp_path):
     text = "# Rules\r\n\r\n- Run `make test`.\r\n\tIndented with a tab.\r\n"
     assert findings(tmp_path, {"AGENTS.md": text}, "IG009") == []
+
+
+def test_findings_after_a_lone_carriage_return_keep_their_line(tmp_path):
+    text = "# Rules\nOne\rtwo\nRun `make nosuch` before finishing.\n"
+    [finding] = findings(tmp_path, {"AGENTS.md": text, "Makefile": "test:\n\ttrue\n"}, "IG001")
+    assert finding.line == 3  # as git and GitHub count lines: by line feeds
+
+
+def test_a_url_in_a_code_example_is_the_programs_data(tmp_path):
+    text = ("# Usage\n\n```python\nagent = Agent(task='Visit https://search.example-engine.com and find x')\n```\n\n"
+            "```bash\ncurl -sSL https://get.tool-host.io/install.sh\n```\n")
+    hosts = [f.message.split("`")[1] for f in findings(tmp_path, {"AGENTS.md": text}, "IG010")]
+    assert hosts == ["get.tool-host.io"]

@@ -102,3 +102,12 @@ def test_a_missing_file_in_plain_prose_is_still_reported(tmp_path):
 ])
 def test_shapes_runtime_places_and_exports_are_not_stale(tmp_path, text):
     assert _missing(tmp_path, text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "- Run one file: `uv run pytest tests/ci/test_specific_test.py`\n",  # placeholders
+    "- Name it `tests/ci/test_action_EventNameHere.py`.\n",
+    "- `settings.profile.tsx` → `/settings/profile` (`.` creates nesting)\n",  # a file-to-route convention
+])
+def test_placeholders_and_route_conventions_are_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text, **{"tests/ci/test_a.py": ""}) == []
