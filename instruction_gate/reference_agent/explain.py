@@ -44,14 +44,18 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
     roots = _roots(tree, settings, instruction_paths)
     found = [c for c in chains(tree, roots, [directory], {"codex": settings.codex_budget}, settings, later=True,
                                outside=outside_links(tree, roots)) if c.agent in wanted]
-    files, seen = [], set()
+    # CLAUDE.md linked to AGENTS.md is one text: its directives are understood once, from as much of it as
+    # any chosen agent reads (Gemini CLI reads past Codex's 32 KiB budget); `reach` keeps who reads how far
+    reach: dict[str, dict[str, int]] = {}
+    first_path: dict[str, str] = {}
     for chain in found:
         for loaded in chain.files:
-            # CLAUDE.md linked to AGENTS.md is one text: its directives are understood once.
             real = real_path(loaded.path, tree.link_target) or loaded.path
-            if real not in seen and (data := tree.read(loaded.path)) is not None:
-                seen.add(real)
-                files.append((loaded.path, data[:loaded.bytes_loaded].decode("utf-8", errors="replace")))
+            first_path.setdefault(real, loaded.path)
+            agents = reach.setdefault(first_path[real], {})
+            agents[chain.agent] = max(agents.get(chain.agent, 0), loaded.bytes_loaded)
+    files = [(path, data[:max(agents.values())].decode("utf-8", errors="replace"))
+             for path, agents in reach.items() if (data := tree.read(path)) is not None]
 
     def read_document(path: str) -> str | None:
         data = tree.read(path)
@@ -61,10 +65,21 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
     present = every | directories(every)
     plan = build_plan(files, read_document, exists=lambda path: posixpath.normpath(path) in present)
     loaded = {path for path, _ in files}
-    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded),
+    texts = dict(files)
+    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded) + _partly_read(d, texts, reach),
                                    command_cwd(d.argument or "", plan.command_directory(d.argument or "", d.source), repo_root)
                                    if d.kind in ("run", "test_command") else None)
                          for d in plan.followed]
+
+
+def _partly_read(d: Directive, texts: dict[str, str], reach: dict[str, dict[str, int]]) -> str:
+    """" (read only by gemini, opencode)" when some chosen agents stop before the directive's line."""
+    agents, text = reach.get(d.source), texts.get(d.source)
+    if not agents or text is None or len(agents) < 2:
+        return ""
+    offset = len("".join(f"{line}\n" for line in text.split("\n")[:d.line - 1]).encode("utf-8"))
+    readers = sorted(agent for agent, loaded in agents.items() if loaded > offset)
+    return "" if len(readers) == len(agents) else f" (read only by {', '.join(readers)}: the others stop before this line)"
 
 
 def _roots(tree: Tree, settings: LoadSettings, instruction_paths: tuple[str, ...] = ()) -> list[str]:

@@ -246,3 +246,15 @@ def test_a_link_target_is_read_as_one_path_percent_decoded_and_quoted(git_repo, 
     assert "read `docs/my guide.md`: reads it" in out
     assert not any(line.lstrip().startswith("::") for line in out.splitlines())
     assert "read `linkinject.md`" not in out
+
+
+def test_all_agents_show_directives_past_the_codex_budget_with_who_reads_them(git_repo, capsys):
+    filler = "".join(f"- Note {i}: keep functions short and names plain.\n" for i in range(800))  # ~40 KB
+    git_repo.commit({"AGENTS.md": "# Rules\n\n- Always run `make lint`.\n" + filler + "- Always run `make docs`.\n",
+                     "Makefile": "lint:\n\ttrue\ndocs:\n\ttrue\n"}, "long file")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "all")
+    docs = next(line for line in out.splitlines() if "make docs" in line)
+    assert code == 0 and "read only by" in docs and "codex" not in docs.split("read only by")[1].split(":")[0]
+    assert "read only by" not in next(line for line in out.splitlines() if "make lint" in line)
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")
+    assert "make docs" not in out and "make lint" in out
