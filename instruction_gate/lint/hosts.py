@@ -44,8 +44,16 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[before[-1] if before else 0:after.end() if after else len(text)]
 
 
-def _fetched(around: str) -> bool:
-    return bool(_FETCHING.search(_URL.sub(" ", around)))  # words inside URLs do not count
+#: Verbs that fetch whatever the URL names, even a linked one: "Download [the model](https://…)".
+_STRONG_FETCHING = re.compile(r"\b(?:curl|wget|fetch\w*|download\w*|install\w*|clone|cloning|pip|npm|npx|pnpm|yarn|"
+                              r"uvx|pipx|go\s+get|iwr|irm|invoke-(?:webrequest|restmethod))\b", re.IGNORECASE)
+
+
+def _fetched(around: str, linked: bool = False) -> bool:
+    """A linked URL (`[text](https://…)`) is a reference unless a fetching verb governs it: "once you open the PR"
+    in the same sentence does not open the link."""
+    words = _URL.sub(" ", around)  # words inside URLs do not count
+    return bool((_STRONG_FETCHING if linked else _FETCHING).search(words))
 
 
 def _reserved(host: str) -> bool:
@@ -70,7 +78,7 @@ def check(ctx: LintContext) -> Iterator[Finding]:
                 at = base + match.start()
                 in_row = line.text.lstrip().startswith("|")
                 around = line.text if line.in_code or in_row else _sentence(prose, at, at + len(url))
-                if not _fetched(around):
+                if not _fetched(around, linked=line.text[:match.start()].endswith("](")):
                     continue  # a reference link, not something the agent is told to fetch
                 try:
                     host = urlsplit(url).hostname or ""

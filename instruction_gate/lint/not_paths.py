@@ -58,6 +58,9 @@ _SERVED = re.compile(r"\b(?:dev\s+server|server|browser|localhost|url)\b", re.IG
 
 #: Words that introduce an illustration: a missing path after them is an example, not a stale reference.
 _EXAMPLE_INTRO = re.compile(r"\b(?:e\.g\.|eg\.|for\s+example|for\s+instance|such\s+as|like)(?:\s|$)", re.IGNORECASE)
+#: "(e.g., `tools/release.rb`)": an example that still names this repository's place when its first directory
+#: exists here (a stale file in `tools/`), and a scheme for places that may not exist otherwise.
+_EXAMPLE_COMMA = re.compile(r"\b(?:e\.g\.|eg\.|for\s+example|for\s+instance),\s*$", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.!?;]\s")
 
 
@@ -138,6 +141,8 @@ def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx:
     if "/" not in ref.name and (_PROHIBITED_USE.search(sentence) or _ELSEWHERE.search(sentence)):
         return True  # "Do not use `old-key.txt`", "memory (`MEMORY.md`) for user-specific …": no file of this tree
     before = _clause_before(prose, offset - (block.start if block is not None else 0))
+    if _EXAMPLE_COMMA.search(before.rstrip("` ")) and ref.name.split("/", 1)[0] not in ctx.dirs | ctx.basenames:
+        return True  # "overrides in per-framework subdirectories (e.g., `.publicApi/net462/`)"
     if _EXAMPLE_INTRO.search(before):
         return True  # "e.g. for layouts, it's `layouts/page.html`": an illustration, not this repository's file
     if _NEGATED.search(before.rstrip("` ")):

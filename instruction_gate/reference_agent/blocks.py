@@ -22,6 +22,9 @@ BlockDirective = tuple[str, str, int, str]
 #: Sections whose fenced blocks are set-up steps, or name the test command.
 _SETUP_SECTION = re.compile(r"\b(?:setup|set\s+up|setting\s+up|install|installation|getting\s+started)\b")
 _TEST_SECTION = re.compile(r"\b(?:tests?|testing)\b")
+#: A label alone naming the whole suite, over the block that runs it.
+_TEST_LABEL_LEAD = re.compile(r"^[\W_]*(?:run\s+)?(?:test\s+(?:all|everything)|(?:all|the\s+full|the\s+whole|full|whole)\s+"
+                              r"(?:unit\s+)?(?:tests?|test\s+suite))[\s*_]*:[\s*_]*$")
 _RUNS_TESTS = re.compile(r"\s+(?:the\s+|all\s+|your\s+|every\s+)?(?:[\w-]+\s+){0,2}?(?:tests?|test\s+suite|specs?|suite)\b")
 _SUITE_COMMENT = re.compile(r"#\s*(?:[^#]*\band\s+)?(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
                              rf"(?:(?!{KIND_OF_TESTS}\b)[\w.+-]+\s+)?(?:unit\s+)?"
@@ -35,6 +38,8 @@ def lead_of_block(clause: str, section: str) -> str | None:
     low = re.sub(r"\([^)]*\)", " ", clause.lower()).rstrip()
     if ASIDE_SECTION.search(section):
         return None
+    if _TEST_LABEL_LEAD.match(low):
+        return "test_command"  # "**Test all:**", "Run all tests:" over the block that does it
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
         return None
     imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|(?P<install>install)|set\s+up)\b", low)

@@ -32,7 +32,7 @@ from instruction_gate.reference_agent.phrases import (
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
     TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
-    conditional, situation,
+    before_other_work, conditional, situation,
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
@@ -113,7 +113,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     # "Read the relevant package's docs or `README.md`": a hedge before the document leaves it to the reader
     hedged = (hedge := HEDGE.search(low)) and not SLOT_RE.search(low, 0, hedge.start()) and \
         not BARE_DOC.search(low, 0, hedge.start())
-    if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low) and not hedged:
+    if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low) and not hedged and \
+            not before_other_work(low):
         docs = [c for c in clauses.slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
         docs += documents.linked(SLOT_RE.sub(" ", clause))
         # "[AGENTS.md](./AGENTS.md)": a link's text and its target name one document

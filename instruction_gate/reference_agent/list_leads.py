@@ -6,9 +6,11 @@ import re
 from typing import Callable
 
 from instruction_gate.reference_agent import clauses
-from instruction_gate.reference_agent.kinds import Found
-from instruction_gate.reference_agent.command_text import is_command, runnable_as_written
-from instruction_gate.reference_agent.phrases import APPROVE_LEAD, CODE, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, USE_TOOL_LEAD
+from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Found
+from instruction_gate.reference_agent.command_text import is_command, runnable_as_written, runs_the_suite
+from instruction_gate.reference_agent.phrases import (
+    APPROVE_LEAD, CODE, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
+)
 
 
 def list_lead(paragraph: str) -> str | None:
@@ -17,6 +19,8 @@ def list_lead(paragraph: str) -> str | None:
                           ("never", NEVER_LEAD), ("never", _FORBIDDEN_LEAD)):
         if pattern.search(low):
             return kind
+    if RUN_LIST_LEAD.search(low) and not conditional(low) and not situation(low):
+        return "run"  # "At a minimum, from `docs/` run:": each item that is only a command is a step
     return None
 
 
@@ -29,7 +33,8 @@ def led_item(lead: str | None, clause: str, codes: list[str], section: str, subj
     low = clause.lower()
     if lead == "run" and (only := re.fullmatch(r"\W*\x00(\d+)\x00\W*", low)):
         command = codes[int(only.group(1))]
-        return [("run", command)] if runnable_as_written(command) else None
+        # the suite among the steps is the test command (settled against a named one once the file is read)
+        return [(SUITE_SHAPED if runs_the_suite(command) else "run", command)] if runnable_as_written(command) else None
     if lead == "protect" and subject and PATH_LIKE.match(subject) and re.match(r"^\W*\x00\d+\x00", low):
         return [("protect_path", subject)]
     if lead == "approve":

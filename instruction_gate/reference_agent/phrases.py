@@ -45,7 +45,8 @@ WITHOUT_APPROVAL = re.compile(r"\bwithout\s+(?:(?:explicit|prior|express|written
 TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
 FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|hand-?off|committing|you\s+commit|pushing|you\s+push|"
               r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+(?:a|the|your)\s+(?:pull\s+request|pr)|"
-              r"presenting\s+(?:your\s+|the\s+)?(?:final\s+)?(?:changes|work|results)|"
+              r"presenting\s+(?:your\s+|the\s+)?(?:final\s+)?(?:changes|work|results)|finali[sz]ing|wrapping\s+up|"
+              r"prompting\s+(?:for\s+input|the\s+user)|returning\s+control|handing\s+back|"
               r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
 BEFORE_FINISHING = re.compile(rf"\bbefore\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
 #: "Validate before handoff: `X`, `Y`, then `Z`": a label saying the commands after it finish every change.
@@ -74,10 +75,11 @@ HEDGE = re.compile(r"\b(?:applicable|relevant|as\s+needed|as\s+appropriate|consi
                    r"(?:if|when|where)\s+(?:needed|necessary|required|applicable|appropriate|relevant|possible))\b")
 #: A condition anywhere in a clause, beside every-change ones ("when you are done", "when working in this repo").
 #: ("`make lint` (checks only)" describes; "only for UI work" conditions.)
-CONDITION = re.compile(r"\b(?:if|when|whenever|unless|in\s+case|except)\b|"
+#: ("Read `X` before composing paths", "Run `just --list` before using `npm` directly": before one kind of work.)
+CONDITION = re.compile(r"\b(?:if|when|whenever|unless|in\s+case|except)\b|\bbefore\s+[a-z]+ing\b|"
                        r"\bonly\s+(?:if|when|for|in|on|after|before|with|during|while|once)\b")
 #: "when making any code/config changes", "if you changed files in the repo": a condition every change meets.
-ANY_CHANGE = re.compile(r"\b(?:when|if|whenever|after)\s+(?:you\s+(?:have\s+)?)?(?:make|making|made|change|changed|changing|"
+ANY_CHANGE = re.compile(r"\b(?:when|if|whenever|after|before)\s+(?:you\s+(?:have\s+)?)?(?:make|making|made|change|changed|changing|"
                         r"modify|modified|modifying|edit|edited|editing|touch|touched)\s+(?:any\s+)?"
                         r"(?:(?:code|source|config)(?:/(?:code|config))?(?:\s+(?:changes|files))?|files|changes)"
                         r"(?:\s+in\s+(?:the|this)\s+repo(?:sitory)?)?(?![\w/]|\s+(?:changes|files|in|to|under|of)\b)")
@@ -89,11 +91,24 @@ UNLESS_ASKED = re.compile(r"\bunless\s+(?:(?:you\s+are|you're|you\s+have\s+been)
                           r"(?:asks?|requests?|approves?|tells?\s+you|says?\s+so|instructs?)\b")
 
 
+#: "before starting", "before doing anything else", "before contributing": every task begins so.
+_EVERY_START = re.compile(r"\bbefore\s+(?:starting|beginning|doing\s+anything|contributing|working|coding|making\s+(?:any\s+)?changes|"
+                          r"running\s+(?:the\s+|any\s+)?tests|testing)\b")
+
+
+def _every_change_blanked(low: str) -> str:
+    blank = lambda m: " " * len(m.group())  # noqa: E731
+    return _EVERY_START.sub(blank, ANY_CHANGE.sub(blank, EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low))))
+
+
 def conditional(low: str) -> re.Match[str] | None:
     """The first condition word of a lower-cased clause that is not an every-change lead, or a hedge."""
-    blank = lambda m: " " * len(m.group())  # noqa: E731
-    every = ANY_CHANGE.sub(blank, EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low)))
-    return HEDGE.search(low) or CONDITION.search(every)
+    return HEDGE.search(low) or CONDITION.search(_every_change_blanked(low))
+
+
+def before_other_work(low: str) -> re.Match[str] | None:
+    """"… before composing paths": a time that is one kind of work, not finishing or starting any task."""
+    return re.search(r"\bbefore\s+[a-z]+ing\b", _every_change_blanked(low))
 
 
 #: "Before making changes that touch the architecture": one kind of change, not every change.
@@ -111,6 +126,7 @@ OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|rep
                          r"for\s+(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?|prs?))\b")
 #: What may precede an imperative verb at the start of a clause.
 LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
+         r"most\s+importantly,|importantly,|above\s+all,|"
          rf"afterwards|before\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
@@ -146,7 +162,7 @@ TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|fix
                          r"\b(?:with|using|via|by\s+running)\s+\x00(\d+)\x00")
 #: Label forms naming the test command: "Tests: `X`", "Unit testing: `X`", "`X` - run all tests",
 #: "**Test (Zig):** `X`" (a qualifier naming a language or part; "(single file)" is a situation, see SITUATION).
-TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+|common\s+|default\s+|core\s+)?(?:(?:tests?|testing|test suite|specs?)"
+TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+|common\s+|default\s+|core\s+)?(?:test\s+(?:all|everything)|(?:tests?|testing|test suite|specs?)"
                          r"(?:\s*\([\w .+#/-]{1,24}\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
                          r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
 #: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
@@ -155,8 +171,8 @@ SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|d
 #: "Ensure all unit tests pass (`go test ./...`)": the command in parentheses is how the tests run.
 TESTS_PASS_COMMAND = re.compile(r"\btests?\b[^.\x00]{0,30}?\bpass(?:es)?\s*\(\s*(?:run\s+|with\s+|via\s+|using\s+)?"
                                 r"\x00(\d+)\x00\s*\)")
-LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?|test suite)"
-                           r"(?:\s+(?:with|using|via)\s+[\w.-]+)?\W*$")
+LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?\s+everything|tests?|test suite)"
+                           r"(?:\s+(?:with|using|via)\s+[\w.-]+)?(?:\s*\([^)]{0,60}\))?\W*$")
 _CHECKS_PASS = r"(?:ensure|make\s+sure|confirm)\s+(?:that\s+)?(?:it|they|all\s+of\s+them|each)\s+(?:pass(?:es)?|succeeds?)\b"
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
 VERIFY = re.compile(r"\btests?\b[^.]{0,40}\bmust\s+(?:all\s+)?pass\b|\bget\s+(?:your|the|all)?\s*tests?\s+to\s+pass\b|"
@@ -233,7 +249,9 @@ BARE_LIST = re.compile(r"^[\s*_:]*(?:use\s+|run\s+)?([\w.+-]+(?:\s*(?:,|\bor\b|\
 #: steps), "Do NOT edit these directly:" (its paths are protected), "**Ask first**", "**Never**".
 USE_TOOL_LEAD = re.compile(LEAD + r"use\s+[*_]*[\w.+-]+[*_]*\s+(?:for|to)\s+(?:lint|format|type-?check|check)[^:]*:\s*$")
 PROTECT_LEAD = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(?:\w+\s+)?(?:edit|modify|change|touch)\s+"
-                          r"(?:these|the\s+following|following)\b[^:]*:\s*$")
+                          r"(?:these|the\s+following|following)\b(?:[^:]*:|\s+(?:files\s+)?(?:directly|manually|by\s+hand)?\s*\.)\s*$")
+#: "At a minimum, from `docs/` run:", "Before committing, run the following:": the list below is the steps.
+RUN_LIST_LEAD = re.compile(r"\brun(?:\s+(?:these|the\s+following|all\s+of\s+these|each\s+of\s+these))?(?:\s+(?:commands|checks))?\s*:\s*$")
 APPROVE_LEAD = re.compile(r"^\W*(?:ask\s+(?:first|before)|ask\s+(?:for\s+)?(?:approval|permission)\s+(?:first|before)|"
                           r"requires?\s+approval|needs?\s+approval)\W*$")
 NEVER_LEAD = re.compile(r"^\W*(?:never|do\s+not|don'?t)\W*$")

@@ -32,3 +32,10 @@ def test_a_url_in_a_code_example_is_the_programs_data(tmp_path):
             "```bash\ncurl -sSL https://get.tool-host.io/install.sh\n```\n")
     hosts = [f.message.split("`")[1] for f in findings(tmp_path, {"AGENTS.md": text}, "IG010")]
     assert hosts == ["get.tool-host.io"]
+
+
+def test_a_linked_url_needs_a_fetching_verb_of_its_own(tmp_path):
+    text = ("Find repositories in the [testing org](https://hub.models-host.io/testing); once you open the PR we "
+            "create one under [our org](https://hub.models-host.io/ours).\n\nDownload [the model](https://files.weights-host.io/m).\n")
+    hosts = [f.message.split("`")[1] for f in findings(tmp_path, {"AGENTS.md": text}, "IG010")]
+    assert hosts == ["files.weights-host.io"]

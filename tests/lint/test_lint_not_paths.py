@@ -38,7 +38,8 @@ def test_a_composer_package_name_is_not_stale(tmp_path):
 @pytest.mark.parametrize(("text", "stale"), [
     ("See `refs/old/main.txt`.\n", ["refs/old/main.txt"]),  # not a ref namespace
     ("This uses Docker with `src/gone.py` mounted.\n", ["src/gone.py"]),  # a file, not owner/name
-    ("- Shared tools live in `tools/` (e.g., `tools/release.rb`)\n", ["tools/", "tools/release.rb"]),
+    # the missing directory is the problem; an example inside it ("e.g., …") is not reported again
+    ("- Shared tools live in `tools/` (e.g., `tools/release.rb`)\n", ["tools/"]),
     ("- Add tests to `tests/unit/` for each change.\n", ["tests/unit/"]),  # a place, not what to write
     ("- Follow `snake_case`; see `docs/naming.md`.\n", ["docs/naming.md"]),  # a path in a naming sentence
 ])
@@ -111,3 +112,10 @@ def test_shapes_runtime_places_and_exports_are_not_stale(tmp_path, text):
 ])
 def test_placeholders_and_route_conventions_are_not_stale(tmp_path, text):
     assert _missing(tmp_path, text, **{"tests/ci/test_a.py": ""}) == []
+
+
+def test_an_example_scheme_after_e_g_comma_needs_its_first_directory_here(tmp_path):
+    scheme = "- Put overrides in per-framework subdirectories (e.g., `.publicApi/net462/`).\n"
+    assert _missing(tmp_path, scheme) == []
+    stale = "- Shared tools live in `tools/` (e.g., `tools/release.rb`)\n"
+    assert _missing(tmp_path / "t", stale, **{"tools/run": ""}) == ["tools/release.rb"]

@@ -55,6 +55,9 @@ LINT_TRUE_FLOOR = 11
 #: `held_out_6` (12 files of 10 repositories: Go, Rust, Python/TypeScript, Kotlin, C#, C++, Ruby, Elixir,
 #: Swift, PHP), measured after all of that, before any fix of its own: 0.50 precision, 0.32 recall, 0.47 / 0.39
 #: on commands, 5.0 false lint findings per 20 files; after its fixes 0.96 / 0.68 / 0.94 / 0.65 / 0.0.
+#: `held_out_7` (12 files of 10 repositories: Ruby, PHP ×2, .NET, Elixir, Kotlin, Go, Rust, C++, Swift), measured
+#: after all of that, before any fix of its own: 0.78 precision (commands 0.80), 0.19 recall (commands 0.24),
+#: 3.3 false lint findings per 20 files; after its fixes 1.00 / 0.56 / 0.71 / 0.0.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
     "tuning": (0.97, 0.83, 0.89, 0.5),
@@ -64,14 +67,15 @@ SPLIT_FLOORS = {
     "held_out_4": (0.99, 0.67, 0.74, 0.5),
     "held_out_5": (0.87, 0.69, 0.78, 0.5),
     "held_out_6": (0.95, 0.67, 0.64, 0.5),
+    "held_out_7": (0.99, 0.55, 0.70, 0.5),
 }
 #: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
 SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8),
-               "held_out_5": (12, 10), "held_out_6": (12, 10)}
+               "held_out_5": (12, 10), "held_out_6": (12, 10), "held_out_7": (12, 10)}
 #: Splits outside the ratchet: their recall has not been worked up to the others', so the ratcheted floors
 #: above hold on the other splits and adding an unseen evaluation neither fails them nor lowers them; the
 #: issue's targets themselves hold on every file (`test_the_targets_hold_on_every_file`).
-UNSEEN_SPLITS = {"held_out_4", "held_out_5", "held_out_6"}
+UNSEEN_SPLITS = {"held_out_4", "held_out_5", "held_out_6", "held_out_7"}
 
 
 @pytest.fixture(scope="module")
@@ -144,7 +148,8 @@ def test_split_floors(corpus, split):
 def test_every_file_is_in_a_split():
     sources = bench.json.loads((bench.CORPUS / "sources.json").read_text(encoding="utf-8"))
     assert {entry.get("split") for entry in sources} == {bench.TUNING, bench.HELD_OUT, bench.HELD_OUT_2, bench.HELD_OUT_3,
-                                                             bench.HELD_OUT_4, bench.HELD_OUT_5, bench.HELD_OUT_6}
+                                                             bench.HELD_OUT_4, bench.HELD_OUT_5, bench.HELD_OUT_6,
+                                                             bench.HELD_OUT_7}
 
 
 def test_split_names_put_known_splits_first():

@@ -111,7 +111,7 @@ def test_forms_found_on_repositories_outside_the_corpus(text, expected):
 
 def test_a_documents_test_command_does_not_replace_the_files_own():
     from instruction_gate.reference_agent.plan import build_plan
-    files = [("AGENTS.md", "- Run the tests with `make tests`.\n- Read `tests/README.md` before changing tests.\n")]
+    files = [("AGENTS.md", "- Run the tests with `make tests`.\n- Read `tests/README.md` before starting.\n")]
     plan = build_plan(files, lambda path: "- Run the tests with `make tests-parallel`.\n")
     assert plan.test.text == "make tests" and plan.documents == ["tests/README.md"]
 
