@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 
 from instruction_gate.lint import markdown
 from instruction_gate.reference_agent import blocks, clauses, documents, list_leads, prohibitions, suite_steps, tables
-from instruction_gate.reference_agent.kinds import SUITE_SHAPED, DirectiveKind, Found
+from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Directive, DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import (
     is_command, is_known_program, picks_one_test, runnable_as_written, runs_the_suite,
 )
@@ -36,17 +35,6 @@ from instruction_gate.reference_agent.phrases import (
 )
 
 __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
-
-
-@dataclass(frozen=True)
-class Directive:
-    """One instruction the reference agent understood."""
-
-    kind: DirectiveKind
-    argument: str | None  #: command, glob or document path as written (None for `verify`)
-    source: str  #: repository-relative path of the file the directive came from
-    line: int  #: 1-based line in that file
-    text: str  #: the sentence it was read from, for reports
 
 
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:

@@ -1,7 +1,8 @@
-"""The kinds of directive the grammar reads, shared by the modules that read them."""
+"""The directive and its kinds, shared by the grammar's modules."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 DirectiveKind = Literal["run", "test_command", "verify", "forbid_command", "protect_path",
@@ -13,3 +14,14 @@ SUITE_SHAPED = "suite_shaped"
 
 #: What one clause yields: (kind, argument) pairs, the argument None for `verify`.
 Found = list[tuple[DirectiveKind, "str | None"]]
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One instruction the reference agent understood."""
+
+    kind: DirectiveKind
+    argument: str | None  #: command, glob or document path as written (None for `verify`)
+    source: str  #: repository-relative path of the file the directive came from
+    line: int  #: 1-based line in that file
+    text: str  #: the sentence it was read from, for reports

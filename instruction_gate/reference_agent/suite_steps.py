@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-from instruction_gate.reference_agent.kinds import SUITE_SHAPED
-
-if TYPE_CHECKING:
-    from instruction_gate.reference_agent.directives import Directive
+from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Directive
 
 
-def settle(directives: list["Directive"]) -> list["Directive"]:
+def settle(directives: list[Directive]) -> list[Directive]:
     """A step shaped like the suite is the test command only when the file names none in so many words
     ("Run the tests with `CI=1 npm test`" wins over "Always run `pytest`"); otherwise it is a step, or,
     when it is that named command, the order to run the tests and see them pass."""
