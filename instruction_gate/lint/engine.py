@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from posixpath import dirname
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
 from instruction_gate.lint import budget, contradictions, hidden, hosts, import_rules, links, secrets, stale
 from instruction_gate.lint.chains import chains, instruction_files
@@ -62,17 +62,13 @@ def _unmatched(candidate: list[Finding], base: list[Finding]) -> tuple[set[int],
     return left_candidate, left_base
 
 
-def judge(candidate: list[Finding], base: list[Finding] | None, policy: LintPolicy) -> list[Judged]:
-    """Mark candidate findings the base does not have (`_unmatched`). Without a base everything is new."""
-    new = _unmatched(candidate, base)[0] if base is not None else set(range(len(candidate)))
-    return [Judged(finding, new=index in new, blocking=finding.rule_id in policy.blocking_rules)
-            for index, finding in enumerate(candidate)]
-
-
-def resolved(candidate: list[Finding], base: list[Finding]) -> Iterator[Finding]:
-    """Base findings the candidate no longer has."""
-    gone = _unmatched(candidate, base)[1]
-    yield from (finding for index, finding in enumerate(base) if index in gone)
+def judge(candidate: list[Finding], base: list[Finding] | None, policy: LintPolicy) -> tuple[list[Judged], list[Finding]]:
+    """Candidate findings marked new where the base has no partner (`_unmatched`; without a base every one
+    is new), and the base findings the candidate no longer has."""
+    new, gone = _unmatched(candidate, base) if base is not None else (set(range(len(candidate))), set())
+    judged = [Judged(finding, new=index in new, blocking=finding.rule_id in policy.blocking_rules)
+              for index, finding in enumerate(candidate)]
+    return judged, [finding for index, finding in enumerate(base or []) if index in gone]
 
 
 @dataclass(frozen=True)
@@ -98,6 +94,5 @@ def lint_revisions(candidate: Tree, base: Tree | None, policy: LintPolicy,
         candidate_context.earlier_dirs = base_context.dirs
     candidate_findings = lint(candidate_context)
     base_findings = lint(base_context) if base_context is not None else None
-    return LintResult(judge(candidate_findings, base_findings, policy),
-                      list(resolved(candidate_findings, base_findings or [])),
-                      base.label if base is not None else None, candidate.label)
+    judged, resolved = judge(candidate_findings, base_findings, policy)
+    return LintResult(judged, resolved, base.label if base is not None else None, candidate.label)

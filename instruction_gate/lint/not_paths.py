@@ -45,7 +45,7 @@ _MAPPED_TO_URL = re.compile(r"`[^`]+`\s*(?:→|->|=>)\s*`/")
 _OTHER_REPOSITORY = re.compile(r"\b(?:in|from|of)\s+(?:that|the\s+other|another|the\s+upstream|their)\s+"
                                r"(?:repo|repository|project)\b", re.IGNORECASE)
 #: A sentence about naming: a bare file name in it shows the style (`snake_case` (e.g., `abstract_operator.cpp`)).
-_NAMING = re.compile(r"(?i)\b(?:snake_case|kebab-case|camel-?case|pascal-?case|naming(?:\s+conventions?)?)\b")
+_NAMING = re.compile(r"(?i)\bnaming(?:\s+conventions?)?\b")
 #: "Directories: lowercase with dashes (`components/auth-wizard/`)": a path shown as a name's shape.
 _NAME_SHAPE = re.compile(r"(?i)\b(?:lower-?case|upper-?case|with\s+(?:dashes|hyphens|underscores)|"
                          r"snake_case|kebab-case|camel-?case|pascal-?case)\b")

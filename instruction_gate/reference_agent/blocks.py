@@ -13,7 +13,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
 from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
-    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, KIND_OF_TESTS, LEAD, NEGATION, SLOT_RE, conditional, situation,
+    ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, KIND_OF_TESTS, KIND_OF_TESTS_WORD, LEAD, NEGATION, SLOT_RE, conditional, situation,
 )
 
 #: (kind, command, line, the text it was read from)
@@ -111,6 +111,7 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     if lead is not None:
         kind, said = lead
         tests_lead = suite_taken = kind == "test_command"
+        commented_suite = any(_SUITE_COMMENT.search(c.lower()) for _, _, c in commands)
         for number, command, comment in commands:
             # "# Test individual file you worked on", "# Re-run tests on intermittent failure": variants for an occasion
             if picks_one_test(command) or re.search(r"\b(?:one|single|specific|individual|re-?run)\b", comment.lower()):
@@ -118,8 +119,7 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
             if tests_lead and kind == "run" and comment:
                 continue  # "Run the tests:" then `rake smoke  # Quick smoke test`: an alternative, not a step
             # the line commented "# all tests", else the first shaped like the suite (`make test`)
-            suite = _SUITE_COMMENT.search(comment.lower()) or (runs_the_suite(command) and not any(
-                _SUITE_COMMENT.search(c.lower()) for _, _, c in commands))
+            suite = _SUITE_COMMENT.search(comment.lower()) or (runs_the_suite(command) and not commented_suite)
             this = "test_command" if kind == "run" and suite and not suite_taken else kind
             suite_taken = suite_taken or this == "test_command"
             out.append((this, command, number, said))
@@ -137,7 +137,7 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
                 and not _SUBPROJECT.match(c)]
     suite = [(n, c) for n, c, comment in commands if _SUITE_COMMENT.search(comment.lower()) and not picks_one_test(c)]
     # under "Browser Tests" or "Benchmarks" the first command runs that kind of tests, not the suite
-    kind_of_tests = re.search(rf"\b{KIND_OF_TESTS}\b", section.rsplit(" / ", 1)[-1])
+    kind_of_tests = KIND_OF_TESTS_WORD.search(section.rsplit(" / ", 1)[-1])
     if not suite and _TEST_SECTION.search(section) and not kind_of_tests and commands and \
             re.search(r"\btest", commands[0][1]):
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []

@@ -8,6 +8,7 @@ every directive the reference agent understood, with file:line and what it would
 from __future__ import annotations
 
 import posixpath
+from functools import lru_cache
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,12 +73,22 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
                          for d in plan.followed]
 
 
+@lru_cache(maxsize=16)
+def _line_starts(text: str) -> tuple[int, ...]:
+    """Byte offset where each line starts (lines end at a line feed): counted once per file, not per directive."""
+    starts, total = [0], 0
+    for line in text.split("\n")[:-1]:
+        total += len(line.encode("utf-8")) + 1
+        starts.append(total)
+    return tuple(starts)
+
+
 def _partly_read(d: Directive, texts: dict[str, str], reach: dict[str, dict[str, int]]) -> str:
     """" (read only by gemini, opencode)" when some chosen agents stop before the directive's line."""
     agents, text = reach.get(d.source), texts.get(d.source)
     if not agents or text is None or len(agents) < 2:
         return ""
-    offset = len("".join(f"{line}\n" for line in text.split("\n")[:d.line - 1]).encode("utf-8"))
+    offset = _line_starts(text)[d.line - 1] if d.line <= len(_line_starts(text)) else len(text.encode("utf-8"))
     readers = sorted(agent for agent, loaded in agents.items() if loaded > offset)
     return "" if len(readers) == len(agents) else f" (read only by {', '.join(readers)}: the others stop before this line)"
 

@@ -67,8 +67,14 @@ SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|migh
 def situation(low: str) -> re.Match[str] | None:
     """The first situation word of a lower-cased clause, beside a before-finishing or every-change lead
     (blanked to spaces, so positions hold)."""
-    blank = lambda m: " " * len(m.group())  # noqa: E731
-    return SITUATION.search(EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low)))
+    return SITUATION.search(_blanked(low, BEFORE_FINISHING, EVERY_CHANGE))
+
+
+def _blanked(low: str, *patterns: re.Pattern[str]) -> str:
+    """`low` with each pattern's matches turned to spaces, in order, so positions hold."""
+    for pattern in patterns:
+        low = pattern.sub(lambda m: " " * len(m.group()), low)
+    return low
 #: Words anywhere in a clause that leave a command to the reader's judgement ("Run the applicable checks",
 #: "… as needed", "consider running …"): the grammar abstains rather than guess which case applies.
 HEDGE = re.compile(r"\b(?:applicable|relevant|as\s+needed|as\s+appropriate|consider|feel\s+free|"
@@ -76,7 +82,8 @@ HEDGE = re.compile(r"\b(?:applicable|relevant|as\s+needed|as\s+appropriate|consi
 #: A condition anywhere in a clause, beside every-change ones ("when you are done", "when working in this repo").
 #: ("`make lint` (checks only)" describes; "only for UI work" conditions.)
 #: ("Read `X` before composing paths", "Run `just --list` before using `npm` directly": before one kind of work.)
-CONDITION = re.compile(r"\b(?:if|when|whenever|unless|in\s+case|except)\b|\bbefore\s+[a-z]+ing\b|"
+_BEFORE_WORK = re.compile(r"\bbefore\s+[a-z]+ing\b")
+CONDITION = re.compile(rf"\b(?:if|when|whenever|unless|in\s+case|except)\b|{_BEFORE_WORK.pattern}|"
                        r"\bonly\s+(?:if|when|for|in|on|after|before|with|during|while|once)\b")
 #: "when making any code/config changes", "if you changed files in the repo": a condition every change meets.
 ANY_CHANGE = re.compile(r"\b(?:when|if|whenever|after|before)\s+(?:you\s+(?:have\s+)?)?(?:make|making|made|change|changed|changing|"
@@ -97,8 +104,7 @@ _EVERY_START = re.compile(r"\bbefore\s+(?:starting|beginning|doing\s+anything|co
 
 
 def _every_change_blanked(low: str) -> str:
-    blank = lambda m: " " * len(m.group())  # noqa: E731
-    return _EVERY_START.sub(blank, ANY_CHANGE.sub(blank, EVERY_CHANGE.sub(blank, BEFORE_FINISHING.sub(blank, low))))
+    return _blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, _EVERY_START)
 
 
 def conditional(low: str) -> re.Match[str] | None:
@@ -108,7 +114,7 @@ def conditional(low: str) -> re.Match[str] | None:
 
 def before_other_work(low: str) -> re.Match[str] | None:
     """"… before composing paths": a time that is one kind of work, not finishing or starting any task."""
-    return re.search(r"\bbefore\s+[a-z]+ing\b", _every_change_blanked(low))
+    return _BEFORE_WORK.search(_every_change_blanked(low))
 
 
 #: "Before making changes that touch the architecture": one kind of change, not every change.
@@ -195,6 +201,7 @@ GAP_STOP = frozenset("to for so which because if when that no not without into o
 #: Kinds of tests that are not the suite a change runs ("all conformance tests", "Browser tests").
 KIND_OF_TESTS = (r"(?:browser|e2e|end-to-end|integration|conformance|performance|perf|benchmarks?|smoke|visual|"
                  r"snapshot|load|stress|fuzz(?:ing)?|mutation|acceptance|system|live|slow|flaky|nightly)")
+KIND_OF_TESTS_WORD = re.compile(rf"\b{KIND_OF_TESTS}\b")
 #: "Run `X` for unit tests only", "… for a specific example": a purpose after the command naming a part.
 PART_PURPOSE = re.compile(r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,5}?(?:only\b|specific\b|single\b|particular\b|"
                           r"individual\b|one\s+(?:test|file|package|crate|module)\b|a\s+given\b)|"
@@ -202,7 +209,6 @@ PART_PURPOSE = re.compile(r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,5}?(?:only\b|
 #: Sections whose commands are for particular needs, not for every change.
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
-
                             # "Documentation Change Verification Tiers": checks for docs changes only
                             r"|\b(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?)\b"
                             # "Adding Integrations to Test Suite": a heading naming one kind of task; its steps are that task's

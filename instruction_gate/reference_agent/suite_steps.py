@@ -12,13 +12,15 @@ def settle(directives: list[Directive]) -> list[Directive]:
     ("Run the tests with `CI=1 npm test`" wins over "Always run `pytest`"); otherwise it is a step, or,
     when it is that named command, the order to run the tests and see them pass."""
     named = {d.argument for d in directives if d.kind == "test_command"}
-    settled, taken = [], bool(named)
+    settled, taken, verify_lines = [], bool(named), set()
     for d in directives:
         if d.kind == SUITE_SHAPED and d.argument in named:
             d = replace(d, kind="verify", argument=None)  # "Then run `mix test` at the end": the tests, run to pass
         elif d.kind == SUITE_SHAPED:
             d = replace(d, kind="run" if taken else "test_command")
             taken = True
-        if d.kind != "verify" or not any(s.kind == "verify" and s.line == d.line for s in settled):
+        if d.kind != "verify" or d.line not in verify_lines:
             settled.append(d)
+        if d.kind == "verify":
+            verify_lines.add(d.line)
     return settled

@@ -11,14 +11,13 @@ from __future__ import annotations
 import re
 
 from instruction_gate.reference_agent.command_text import runnable_as_written, runs_the_suite
-from instruction_gate.reference_agent.phrases import BEFORE_FINISHING, CHECKLIST, KIND_OF_TESTS, conditional
+from instruction_gate.reference_agent.phrases import BEFORE_FINISHING, CHECKLIST, CODE, KIND_OF_TESTS_WORD, conditional
 
 _COMMAND_COLUMN = re.compile(r"(?i)^\W*(?:command|commands|how(?:\s+to\s+run)?|run)\W*$")
 _SEPARATOR = re.compile(r"^\|?\s*:?-{2,}")
 #: The words above a table that make its rows every change's: "All required before PR is merge-ready:".
 _REQUIRED_LEAD = re.compile(r"(?i)\b(?:all\s+)?(?:required|mandatory|must\s+pass)\b.*\bbefore\b|\bquality\s+gates?\b")
 _ONE_CASE = re.compile(r"(?i)\b(?:required|needed|only)\s+(?:for|when|if|on)\b")
-_CODE = re.compile(r"`([^`\n]+)`")
 
 
 def _cells(row: str) -> list[str]:
@@ -41,11 +40,11 @@ def from_table(text: str, lead: str, section: str) -> list[tuple[str, str | None
     suite_taken = False
     for offset, row in enumerate(rows[2:], start=2):
         cells = _cells(row)
-        if column >= len(cells) or not (code := _CODE.search(cells[column])):
+        if column >= len(cells) or not (code := CODE.search(cells[column])):
             continue
         others = " ".join(c for i, c in enumerate(cells) if i != column).lower()
         command = code.group(1).strip()
-        if _ONE_CASE.search(others) or re.search(rf"\b{KIND_OF_TESTS}\b", others) or conditional(others) \
+        if _ONE_CASE.search(others) or KIND_OF_TESTS_WORD.search(others) or conditional(others) \
                 or not runnable_as_written(command):
             continue
         if runs_the_suite(command) and not suite_taken:
