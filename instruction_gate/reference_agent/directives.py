@@ -19,7 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from instruction_gate.lint import markdown
+from instruction_gate.lint import emphasis, markdown
 from instruction_gate.reference_agent import blocks, clauses, documents, list_leads, prohibitions, suite_steps, tables
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Directive, DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import (
@@ -201,6 +201,9 @@ def parse(text: str, source: str) -> list[Directive]:
                 prose = ""  # `@README.md` on its own line is an import, not the start of the next sentence
             starts.append(len(joined))
             joined += prose + " "
+        # "**Always** run `X`", "Do **not** edit `P`": the words without their emphasis markers
+        joined, kept = emphasis.strip(joined)
+        starts = [bisect.bisect_left(kept, start) for start in starts]
         lead = None
         if block.kind != "item":
             steps_aside = False

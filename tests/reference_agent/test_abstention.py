@@ -109,3 +109,24 @@ def test_a_pronoun_deep_in_a_long_item_does_not_point_back_at_its_opening_path()
 def test_only_as_a_description_is_no_condition():
     assert kinds("- Run `make format` (applies fixes) and `make lint` (checks only).\n") == [
         ("run", "make format"), ("run", "make lint")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- **Always** run `make lint` before committing.\n", [("run", "make lint")]),
+    ("- Do **not** edit `dist/`.\n", [("protect_path", "dist/")]),
+    ("- Do *NOT* run `npm publish`.\n", [("forbid_command", "npm publish")]),
+    ("- _Never_ run `git push --force`.\n", [("forbid_command", "git push --force")]),
+    ("Run `make fmt` **before** committing.\n", [("run", "make fmt")]),
+    ("- **Always\n  run** `make lint` before committing.\n", [("run", "make lint")]),
+])
+def test_emphasis_does_not_hide_the_words(text, expected):
+    assert kinds(text) == expected
+
+
+def test_an_emphasised_label_still_names_a_command_rather_than_orders_it():
+    assert kinds("- **Run in development:** `npm run start`\n") == []
+
+
+def test_the_text_shown_has_no_emphasis_markers_and_keeps_its_line():
+    directives = parse("# Rules\n\nIntro.\n\n- Keep it short and\n  **never** run `git push`.\n", "AGENTS.md")
+    assert [(d.kind, d.line, d.text) for d in directives] == [("forbid_command", 6, "never run `git push`.")]
