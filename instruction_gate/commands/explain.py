@@ -15,7 +15,9 @@ from instruction_gate.lint.imports import REASONS, Import
 from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
 from instruction_gate.commands.doctor_setup import PROJECT_CONFIG, project_config
-from instruction_gate.reference_agent.explain import AGENTS, as_json, bytes_sent, explain, import_notes, outside_files
+from instruction_gate.reference_agent.explain import (
+    AGENTS, as_json, bytes_sent, explain, import_notes, outside_files, unreadable_files,
+)
 from instruction_gate.console import say, safe_json
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
@@ -71,8 +73,10 @@ def run(args: argparse.Namespace) -> int:
     notes = import_notes(tree, found, settings)
     outside = outside_files(tree, settings)
     configs = project_config({*tree.files(), *directories(tree.files())})
+    unreadable = unreadable_files(tree, directory, args.agent, settings)
     if args.json:
         data = as_json(directory, found, explained, notes, outside)
+        data["not_files"] = [{"path": path, "is": what} for path, what in unreadable.items()]
         for chain in data["chains"]:
             chain["refused_project_config"] = [path for path, key in configs if PROJECT_CONFIG[key][0] == chain["agent"]]
         print(safe_json(json.dumps(data, indent=2)))
@@ -96,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
             if PROJECT_CONFIG[key][0] == chain.agent:
                 say(f"  note: {quote(path)}: the {chain.agent} adapter refuses to start next to it unless "
                     "workspace_settings=trust")
+    if unreadable:
+        say("")
+    for path, what in unreadable.items():  # an agent skips it (or may wait on a pipe): never silently
+        say(f"Not loaded: {quote(path)} is {what}, which no agent reads as instructions")
     _directives(explained)
     return EXIT_PASS
 

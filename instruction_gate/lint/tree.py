@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -34,6 +35,11 @@ class Tree(Protocol):
 
     def link_target(self, path: str) -> str | None:
         """What a symlink points to, as written (None for anything that is not a symlink)."""
+
+    def kind(self, path: str) -> str | None:
+        """What is at `path` itself, links not followed: "file", "symlink", "directory", or what
+        else a working directory can hold ("named pipe", "socket", "device") or a commit ("submodule");
+        None when nothing is there."""
 
 
 def directories(files: frozenset[str]) -> frozenset[str]:
@@ -80,6 +86,12 @@ class GitTree:
             return None
         return git.out("cat-file", "blob", f"{self.sha}:{path}", cwd=self.repo)
 
+    def kind(self, path: str) -> str | None:
+        mode = self._entries.get(path)
+        if mode is None:
+            return "directory" if path in directories(self.files()) else None
+        return {"120000": "symlink", "160000": "submodule"}.get(mode, "file")
+
 
 class DirTree:
     """A working directory on disk (local use before committing)."""
@@ -110,6 +122,17 @@ class DirTree:
     def link_target(self, path: str) -> str | None:
         link = self.root / path
         return os.readlink(link) if link.is_symlink() else None
+
+    def kind(self, path: str) -> str | None:
+        try:
+            mode = (self.root / path).lstat().st_mode
+        except (OSError, ValueError):
+            return None
+        for test, name in ((stat.S_ISREG, "file"), (stat.S_ISLNK, "symlink"), (stat.S_ISDIR, "directory"),
+                           (stat.S_ISFIFO, "named pipe"), (stat.S_ISSOCK, "socket")):
+            if test(mode):
+                return name
+        return "device"
 
 
 #: Symlink hops followed before giving up (a chain of links, or a loop).

@@ -18,7 +18,7 @@ from instruction_gate.agents.discovery import LoadedFile, result_fields
 from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.imports import REASONS, Import, imports
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
-from instruction_gate.lint.tree import Tree, directories, outside_links, real_path
+from instruction_gate.lint.tree import Tree, directories, outside_links, real_path, resolve
 from instruction_gate.reference_agent import path_base
 from instruction_gate.reference_agent.command_outcome import REFUSED, command_cwd, command_outcome
 from instruction_gate.reference_agent.directives import Directive
@@ -97,6 +97,26 @@ def _roots(tree: Tree, settings: LoadSettings, instruction_paths: tuple[str, ...
     named = names_of("all", settings)
     files_by_name = [p for p in tree.files() if posixpath.basename(p) in named]
     return sorted({*instruction_files(tree, instruction_paths), *files_by_name})
+
+
+def unreadable_files(tree: Tree, directory: str, agents: str, settings: LoadSettings = LoadSettings()) -> dict[str, str]:
+    """Instruction-file names on the way from the root to `directory` that hold nothing an agent can
+    load (a named pipe, a directory, a dangling or looping link, a submodule) -> what is there instead.
+    Links out of the repository are `outside_files`: those load whatever the machine has."""
+    parts = directory.split("/") if directory else []
+    folders = ["", *("/".join(parts[:i + 1]) for i in range(len(parts)))]
+    found = {}
+    for path in (posixpath.join(folder, name) for folder in folders for name in sorted(names_of(agents, settings))):
+        kind = tree.kind(path)
+        if kind in (None, "file"):
+            continue
+        if kind == "symlink":
+            resolved = resolve(path, tree.link_target)
+            if resolved.problem == "outside" or tree.read(path) is not None:
+                continue
+            kind = "a symlink loop" if resolved.problem == "loop" else "a symlink to no file"
+        found[path] = kind if kind.startswith("a ") else f"a {kind}"
+    return found
 
 
 def outside_files(tree: Tree, settings: LoadSettings = LoadSettings()) -> dict[str, str]:

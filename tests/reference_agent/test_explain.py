@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 
 from instruction_gate.cli import main
 
@@ -258,3 +260,34 @@ def test_all_agents_show_directives_past_the_codex_budget_with_who_reads_them(gi
     assert "read only by" not in next(line for line in out.splitlines() if "make lint" in line)
     code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")
     assert "make docs" not in out and "make lint" in out
+
+
+def test_instruction_names_that_hold_no_file_are_named_not_skipped_silently(git_repo, capsys):
+    repo = git_repo.path
+    (repo / "CLAUDE.md").write_text("- Run `make lint` before committing.\n")
+    os.mkfifo(repo / "AGENTS.md")  # a reader of the pipe would wait for a writer: never opened
+    (repo / "svc" / "AGENTS.md").mkdir(parents=True)
+    (repo / "svc" / "CLAUDE.md").symlink_to("gone.md")
+    (repo / "svc" / "keep").write_text("")
+    code, out = explained(capsys, "--repo", str(repo), "--cwd", "svc")
+    assert code == 0
+    assert "Not loaded: AGENTS.md is a named pipe, which no agent reads as instructions" in out
+    assert "Not loaded: svc/AGENTS.md is a directory," in out
+    assert "Not loaded: svc/CLAUDE.md is a symlink to no file," in out
+    assert "CLAUDE.md:1  run `make lint`" in out  # the readable file is still understood
+    code, out = explained(capsys, "--repo", str(repo), "--cwd", "svc", "--json")
+    assert json.loads(out)["not_files"] == [{"path": "AGENTS.md", "is": "a named pipe"},
+                                            {"path": "svc/AGENTS.md", "is": "a directory"},
+                                            {"path": "svc/CLAUDE.md", "is": "a symlink to no file"}]
+
+
+def test_a_submodule_named_like_an_instruction_file_is_named(git_repo, capsys):
+    sub = git_repo.path / "AGENTS.md"
+    sub.mkdir()
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@example.invalid", "PATH": os.environ["PATH"], "HOME": str(git_repo.path)}
+    subprocess.run(["git", "init", "-q"], cwd=sub, check=True)
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "x"], cwd=sub, check=True, env=env)
+    sha = git_repo.commit({"CLAUDE.md": "x\n"}, "with a gitlink")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--revision", sha)
+    assert code == 0 and "Not loaded: AGENTS.md is a submodule," in out
