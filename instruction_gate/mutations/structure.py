@@ -35,12 +35,42 @@ def rule_spans(text: str) -> list[tuple[int, int, int]]:
     for block in markdown.blocks(text):
         if block.kind == "item":
             marker = _ITEM_MARKER.match(text, block.start)
-            if instructs(marker.end() if marker else block.start, block.end):
-                spans.append((block.start, block.end, block.line))
+            if instructs(marker.end() if marker else block.start, block.end) \
+                    and not codeblocks.in_code(text, block.start, block.end):
+                spans.append((block.start, _item_end(text, block), block.line))
         elif block.kind == "paragraph":
-            spans += [(start, end, markdown.line_of(text, start))
-                      for start, end in markdown.sentences(text, block.start, block.end) if instructs(start, end)]
-    return [span for span in spans if not codeblocks.in_code(text, span[0], span[1])]
+            spans += [(start, _sentence_end(text, start, end), markdown.line_of(text, start))
+                      for start, end in markdown.sentences(text, block.start, block.end)
+                      if instructs(start, end) and not codeblocks.in_code(text, start, end)]
+    return spans
+
+
+def _indent(line: str) -> int:
+    return len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip())
+
+
+def _item_end(text: str, item: markdown.Block) -> int:
+    """Where an item ends with what it holds: the lines indented under its marker (sub-items,
+    continuation paragraphs, nested code) go with it. Left behind, they would become an
+    indented code block or the children of the item before."""
+    own = _indent(text[item.start:text.find("\n", item.start) % (len(text) + 1)])
+    end = cursor = item.end
+    while cursor < len(text):
+        line_end = text.find("\n", cursor) + 1 or len(text)
+        line = text[cursor:line_end]
+        if line.strip():
+            if _indent(line) <= own:
+                break
+            end = line_end
+        cursor = line_end
+    return end
+
+
+def _sentence_end(text: str, start: int, end: int) -> int:
+    """A sentence after other text on its line keeps the line's break: deleting it must not join
+    the paragraph to the line below (a fence opening there would no longer open)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    return end - 1 if text[start:end].endswith("\n") and text[line_start:start].strip() else end
 
 
 def delete_rule(files: Files) -> Iterator[Mutant]:
@@ -57,18 +87,20 @@ def delete_rule(files: Files) -> Iterator[Mutant]:
 def delete_section(files: Files) -> Iterator[Mutant]:
     """One mutant per Markdown heading section (the heading and its body, subsections included).
 
-    A section that holds the whole file (a title heading over everything) is not deleted whole:
+    A section that holds the whole file (a title heading over everything, or the one section
+    under a title with nothing else) is not deleted whole:
     that mutant would test "no instructions at all", not a section. Its own text before the first
     subsection is deleted instead, and nothing when it has none (the subsections have mutants).
     """
     for path, data in sorted(files.items()):
         text = decode(data)
         sections = markdown.sections(text)
+        content = [b.start for b in markdown.blocks(text) if b.kind != "heading"]
         for section in sections:
             if codeblocks.in_code(text, section.start):
                 continue  # a `#` comment in code the block reader took for a heading
             start, end, what = section.start, section.end, "section"
-            if not (text[:start] + text[end:]).strip():
+            if all(start <= at < end for at in content):  # only headings would be left
                 first_subsection = next((s.start for s in sections if start < s.start < end), None)
                 if first_subsection is None:
                     continue  # the file is this one section

@@ -119,8 +119,21 @@ def test_truncate_in_the_middle_never_cuts_a_code_block_in_half():
 def test_delete_rule_never_splits_an_inline_code_span():
     doc = '# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. Run `make test` first.\n'
     kept = sorted(m.changes["AGENTS.md"].decode() for m in delete_rule({"AGENTS.md": doc.encode()}))
-    assert kept == ['# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. ',
+    assert kept == ['# R\n\nCommit with `git commit -m "Fix it. Add tests"` always. \n',
                     "# R\n\nRun `make test` first.\n"]
+
+
+def test_delete_rule_keeps_the_line_break_before_a_fence_and_takes_an_items_children():
+    """Deleting a paragraph's last sentence keeps its line break (else the fence below stops
+    opening); deleting an item takes its indented children (else they become indented code)."""
+    doc = ("# R\n\nEach part has tests. Run them from the root:\n```bash\nmake test\n```\n\n"
+           "- Do NOT edit `README.md`; it is generated.\n    - Edit `README.src.md`.\n\n"
+           "      Then run `make readme`.\n- Keep it short.\n")
+    mutants = {m.line: m.changes["AGENTS.md"].decode() for m in delete_rule({"AGENTS.md": doc.encode()})}
+    assert "tests. \n```bash\nmake test\n```" in mutants[3]
+    assert [b.language for b in code_blocks(mutants[3])] == ["bash"]
+    assert mutants[8].endswith("```\n\n- Keep it short.\n") and code_blocks(mutants[8])[1:] == ()
+    assert mutants[9].endswith("it is generated.\n- Keep it short.\n")
 
 
 def test_no_operator_mutant_empties_a_file():

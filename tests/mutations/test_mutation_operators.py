@@ -227,7 +227,8 @@ def test_max_mutants_alternates_files_across_operators():
 
 def test_delete_section_never_deletes_a_whole_file():
     """A title heading over everything is the file, not a section: its mutant deletes only the
-    title's own text, and a file that is one section has no delete-section mutant at all."""
+    title's own text, and a file that is one section (under a title or not) has no delete-section
+    mutant at all: what would be left is headings, no instruction."""
     by_line = {m.line: m for m in delete_section(FILES)}
     title = text(by_line[1])
     assert title.strip() and "Intro for humans" not in title and "# Guide" not in title
@@ -235,9 +236,11 @@ def test_delete_section_never_deletes_a_whole_file():
     assert "introduction" in by_line[1].description
     one_section = {"AGENTS.md": b"# Rules\n\n- Always run `make test`.\n- Never push to `main`.\n"}
     assert list(delete_section(one_section)) == []
-    only_subsections = {"AGENTS.md": b"# Rules\n\n## Tests\n- Always run `make test`.\n"}
-    assert [m.line for m in delete_section(only_subsections)] == [3]
-    for files in (FILES, one_section, only_subsections):
+    only_subsection = {"AGENTS.md": b"# Rules\n\n## Tests\n- Always run `make test`.\n"}
+    assert list(delete_section(only_subsection)) == []  # the title alone left is no instructions
+    nested = {"AGENTS.md": b"# Rules\n\n## All\n\n### Tests\n\n- Run `make test`.\n\n### Lint\n\nRun `make lint`.\n"}
+    assert [m.line for m in delete_section(nested)] == [5, 9]  # each subsection, never "All"
+    for files in (FILES, one_section, only_subsection, nested):
         for mutant in generate(files):
             assert all(data.strip() for data in mutant.changes.values()), mutant.id
 
