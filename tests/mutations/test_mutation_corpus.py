@@ -4,7 +4,7 @@ independent CommonMark parser (markdown-it-py), not by the code-block reader the
 For each mutant: the file keeps instruction text (no operator empties a file or leaves only
 headings); every code block of the mutant is one of the original's, written the same (no edit
 inside a code example, no fence cut in half); a block the mutant lacks lies wholly inside what a
-deleting operator removed. `stale-command` may rename a command inside a shell block (that is the
+deleting operator removed; `contradiction` splits no list. `stale-command` may rename a command inside a shell block (that is the
 operator), never inside a code example of a programming language or a drawn tree.
 """
 
@@ -56,6 +56,13 @@ def _keeps_instructions(text: str) -> bool:
     return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
 
 
+def _shape(text: str) -> tuple[int, int]:
+    """(lists, list items) as the parser reads them."""
+    tokens = _PARSER.parse(text)
+    return (sum(t.type in ("bullet_list_open", "ordered_list_open") for t in tokens),
+            sum(t.type == "list_item_open" for t in tokens))
+
+
 def _removed_lines(before: str, span: tuple[int, int]) -> range:
     """The lines of `before` that a removed character span covers whole or in part."""
     return range(before.count("\n", 0, span[0]), before.count("\n", 0, max(span[0], span[1] - 1)) + 1)
@@ -80,6 +87,10 @@ def _problems(path: str, before: str, operator: str, after: str) -> list[str]:
         removed = _removed_lines(before, _removed_span(before, after))
         inside = Counter(b for b, lines in _code(before) if lines.start in removed and lines.stop - 1 in removed)
         gone -= inside
+    if operator == "contradiction":  # one rule inserted: a list gains at most that item, none splits
+        lists = [_shape(text) for text in (before, after)]
+        if lists[1][0] != lists[0][0] or lists[1][1] - lists[0][1] not in (0, 1):
+            problems.append(f"lists changed from {lists[0]} to {lists[1]}")
     problems += [f"code block changed or cut: {content[:60]!r}" for _, content in new]
     problems += [f"code block gone: {content[:60]!r}" for _, content in gone]
     return [f"{path} [{operator}]: {p}" for p in problems]
