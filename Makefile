@@ -23,8 +23,10 @@ sandbox:
 demo: $(STAMP) sandbox
 	$(BIN)/python -m instruction_gate demo $(if $(CANDIDATE),--candidate "$(CANDIDATE)",) $(if $(BLAME),--blame,)
 
+# Two workers (pytest-xdist): the suite is mostly waiting on subprocesses, and CI has two cores.
+TEST_WORKERS ?= 2
 test: $(STAMP) sandbox lint-workflows live-cli chromium
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 # tests/test_chart.py screenshots the chart in headless Chromium; with CI set it must run, so CI
 # installs Chromium (Debian/Ubuntu: apt) when none is on PATH. Outside CI the test skips without it.

@@ -93,7 +93,7 @@ def test_provider_errors_are_infrastructure(gemini_bin, repo, tmp_path, status, 
 
 def test_retries_past_the_deadline_are_still_infrastructure(gemini_bin, repo, tmp_path):
     # The CLI's backoff outlasts the deadline: it is killed, and its retry lines say why.
-    run = run_live("gemini", gemini_bin, repo.path, [Step("status", status=429, times=0)], tmp_path, timeout=7,
+    run = run_live("gemini", gemini_bin, repo.path, [Step("status", status=429, times=0)], tmp_path, timeout=12,
                    options={"max_retries": "10"})
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("infrastructure", "rate_limited"), \
         run.stderr

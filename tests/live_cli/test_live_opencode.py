@@ -99,7 +99,7 @@ def test_provider_errors_are_infrastructure(opencode_bin, repo, tmp_path, status
 
 def test_retries_past_the_deadline_are_still_infrastructure(opencode_bin, repo, tmp_path):
     # OpenCode's backoff (2 s doubling, 5 retries) outlasts the deadline: its log names the failed call.
-    run = run_live("opencode", opencode_bin, repo.path, [Step("status", status=429, times=0)], tmp_path, timeout=7,
+    run = run_live("opencode", opencode_bin, repo.path, [Step("status", status=429, times=0)], tmp_path, timeout=12,
                    options=FAST_FAIL)
     assert (run.result["failure_class"], run.result["failure_reason"]) == ("infrastructure", "rate_limited"), \
         run.stderr
