@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Lint time per KB of adversarial instruction text, up to 1 MB: is the lint linear?
+"""Lint and explain time per KB of adversarial instruction text, up to 1 MB: are they linear?
 
 Three texts a pull request could use to stall the static-contract job: one contradicting pair
 repeated (every directive contradicts half of the others), many distinct contradicting rules
 naming missing make targets, and a wall of identical imperatives. Each size is linted as the
 AGENTS.md and CLAUDE.md of a working tree (so chains load both). Prints seconds and seconds per
-100 KB; a linear lint keeps the last column flat. Target: under 1 s per 100 KB.
+100 KB for the lint, and the same for `explain --agent all` (every agent's chain and the reference
+agent's directives, past Codex's budget); a linear lint or explain keeps its s/100KB column flat.
+Target: under 1 s per 100 KB.
 Usage: python benchmarks/lint_scaling.py [--max-kb 1024]
 """
 
@@ -23,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from instruction_gate.lint.engine import context, lint  # noqa: E402
 from instruction_gate.lint.policy import LintPolicy  # noqa: E402
 from instruction_gate.lint.tree import DirTree  # noqa: E402
+from instruction_gate.reference_agent.explain import explain  # noqa: E402
 
 
 def _repeated(i: int) -> str:
@@ -55,7 +58,8 @@ def main() -> None:
     parser.add_argument("--max-kb", type=int, default=1024)
     args = parser.parse_args()
     sizes = [kb for kb in (16, 64, 256, 1024) if kb <= args.max_kb]
-    print(f"{'text':<16} {'KB':>6} {'seconds':>8} {'s/100KB':>8} {'findings':>9}")
+    print(f"{'text':<16} {'KB':>6} {'seconds':>8} {'s/100KB':>8} {'findings':>9} {'explain s':>10} {'s/100KB':>8} "
+          f"{'directives':>10}")
     for kind in TEXTS:
         for kb in sizes:
             root = Path(tempfile.mkdtemp(prefix="ig-lint-scale-"))
@@ -66,9 +70,13 @@ def main() -> None:
                 started = time.perf_counter()
                 found = lint(context(DirTree(root), LintPolicy()))
                 seconds = time.perf_counter() - started
+                started = time.perf_counter()
+                _, _, understood = explain(DirTree(root), ".", "all", root)
+                explained = time.perf_counter() - started
             finally:
                 shutil.rmtree(root)
-            print(f"{kind:<16} {kb:>6} {seconds:>8.2f} {seconds / kb * 100:>8.2f} {len(found):>9}", flush=True)
+            print(f"{kind:<16} {kb:>6} {seconds:>8.2f} {seconds / kb * 100:>8.2f} {len(found):>9} {explained:>10.2f} "
+                  f"{explained / kb * 100:>8.2f} {len(understood):>10}", flush=True)
 
 
 if __name__ == "__main__":

@@ -65,10 +65,19 @@ def normalize(action: str) -> tuple[str, ...]:
 _SITUATION_FIRST = re.compile(r"(?i)^\W*(?:when|whenever|while|if|during|unless|once|in\s+case)\b[^,]*,\s*[*_]*$")
 
 
-def _scoped(prose: str, marker: int) -> bool:
-    """Whether the sentence holding `marker` (an offset into `prose`) opens on a situation."""
-    starts = [m.end() for m in re.finditer(r"[.;!?](?:\s|$)", prose[:marker])]
-    return bool(_SITUATION_FIRST.match(prose[starts[-1] if starts else 0:marker]))
+_SENTENCE_END = re.compile(r"[.;!?](?:\s|$)")
+
+
+def _scoped(prose: str, marker: int, sentence_starts: list[int]) -> bool:
+    """Whether the sentence holding `marker` (an offset into `prose`) opens on a situation.
+    `sentence_starts` are the offsets just past each sentence end in `prose`, found once per
+    block: searching the prose before each marker again would make a long paragraph quadratic."""
+    if marker and prose[marker - 1] in ".;!?":
+        start = marker  # punctuation right before the directive ends a sentence there
+    else:
+        index = bisect.bisect_right(sentence_starts, marker)
+        start = sentence_starts[index - 1] if index else 0
+    return bool(_SITUATION_FIRST.match(prose[start:marker]))
 
 
 def _directive(text: str, positive: bool, marker: int, action_start: int, end: int,
@@ -92,8 +101,10 @@ def directives(text: str) -> list[Directive]:
         # Same length as the block, so offsets stay offsets into `text`; punctuation inside code
         # spans (`make -C .. test`) must not end a sentence.
         prose = markdown.mask_in_code_spans(text[block.start:block.end].replace("\r", " ").replace("\n", " "), ".;!?")
+        sentence_starts = [m.end() for m in _SENTENCE_END.finditer(prose)]
         spans += [(m.group("pos") is not None, block.start + m.start(), block.start + m.start("action"),
-                   block.start + m.end(), _scoped(prose, m.start())) for m in _DIRECTIVE.finditer(prose)]
+                   block.start + m.end(), _scoped(prose, m.start(), sentence_starts))
+                  for m in _DIRECTIVE.finditer(prose)]
         spans += [(True, block.start + m.start("action"), block.start + m.start("action"), block.start + m.end(),
                    False) for m in _IMPERATIVE.finditer(prose)]
     negatives = sorted(marker for positive, marker, _, _, _ in spans if not positive)

@@ -17,7 +17,7 @@ from instruction_gate.agents.loading import LOADERS, MODES, LoadSettings, agents
 from instruction_gate.agents.discovery import LoadedFile, result_fields
 from instruction_gate.lint.chains import Chain, chains, instruction_files
 from instruction_gate.lint.imports import REASONS, Import, imports
-from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, quote
 from instruction_gate.lint.tree import Tree, directories, outside_links, real_path, resolve
 from instruction_gate.reference_agent import path_base
 from instruction_gate.reference_agent.command_outcome import REFUSED, command_cwd, command_outcome
@@ -55,12 +55,13 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
             first_path.setdefault(real, loaded.path)
             agents = reach.setdefault(first_path[real], {})
             agents[chain.agent] = max(agents.get(chain.agent, 0), loaded.bytes_loaded)
-    files = [(path, data[:max(agents.values())].decode("utf-8", errors="replace"))
+    # As the reference agent reads in a run: at most the read cap, NUL and invalid UTF-8 as U+FFFD
+    files = [(path, decode_instruction(data[:min(max(agents.values()), INSTRUCTION_CAP_BYTES)]))
              for path, agents in reach.items() if (data := tree.read(path)) is not None]
 
     def read_document(path: str) -> str | None:
         data = tree.read(path)
-        return None if data is None else data.decode("utf-8", errors="replace")
+        return None if data is None else decode_instruction(data[:INSTRUCTION_CAP_BYTES])
 
     every = tree.files()
     present = every | directories(every)

@@ -105,18 +105,20 @@ def command_matches(command: str, pattern: str) -> bool:
 
 def _first_match(command: str, directives: list[Directive], indexes: dict) -> Directive | None:
     """The first directive (in order) whose argument `command_matches` the command. Patterns are
-    indexed by their first word, so a file with thousands of rules stays linear."""
+    indexed by their words, so each of the command's word runs is one lookup: a file with
+    thousands of rules sharing a first word (`make t1` ... `make t5000`) stays linear."""
     key = id(directives)
     if key not in indexes or indexes[key][0] != len(directives):
-        by_word: dict[str, list[tuple[int, tuple[str, ...]]]] = {}
+        first: dict[tuple[str, ...], int] = {}
         for position, directive in enumerate(directives):
             needle = _tokens(directive.argument or "")
             if needle:
-                by_word.setdefault(needle[0], []).append((position, needle))
-        indexes[key] = (len(directives), by_word)
+                first.setdefault(needle, position)
+        indexes[key] = (len(directives), first, sorted({len(n) for n in first}))
+    _, first, lengths = indexes[key]
     words = _tokens(command)
-    found = [position for i, word in enumerate(words) for position, needle in indexes[key][1].get(word, ())
-             if words[i:i + len(needle)] == needle]
+    found = [position for size in lengths for i in range(len(words) - size + 1)
+             if (position := first.get(words[i:i + size])) is not None]
     return directives[min(found)] if found else None
 
 

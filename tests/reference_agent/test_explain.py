@@ -291,3 +291,19 @@ def test_a_submodule_named_like_an_instruction_file_is_named(git_repo, capsys):
     sha = git_repo.commit({"CLAUDE.md": "x\n"}, "with a gitlink")
     code, out = explained(capsys, "--repo", str(git_repo.path), "--revision", sha)
     assert code == 0 and "Not loaded: AGENTS.md is a submodule," in out
+
+
+def test_directives_past_the_read_cap_are_not_understood(git_repo, capsys):
+    from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
+    filler = "- Keep it short.\n" * (INSTRUCTION_CAP_BYTES // 17 + 2)  # just over the cap
+    git_repo.commit({"CLAUDE.md": "- Always run `make lint`.\n" + filler + "- Always run `make docs`.\n",
+                     "Makefile": "lint:\n\ttrue\ndocs:\n\ttrue\n"}, "over the cap")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "claude")
+    assert code == 0 and "make lint" in out and "make docs" not in out  # the run reads no further either
+
+
+def test_a_nul_line_does_not_shift_line_numbers(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# Rules\n\n\x00\x00\n\n- Always run `make lint`.\n",
+                     "Makefile": "lint:\n\ttrue\n"}, "nul")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")
+    assert code == 0 and "AGENTS.md:5  run `make lint`" in out
