@@ -58,5 +58,18 @@ def out(*args: str, **kwargs) -> str:
     return git(*args, **kwargs).stdout
 
 
+def blob(spec: str, cwd: Path | str, missing_ok: bool = False) -> bytes | None:
+    """A blob's exact bytes (`<oid>` or `<commit>:<path>`): decoding and re-encoding would turn
+    each invalid UTF-8 byte into three, and sizes measured on that would be wrong. None when it
+    is absent and `missing_ok`."""
+    result = proc.run(["git", *_SAFE_CONFIG, "cat-file", "blob", spec], cwd, env=_env(None), tail_bytes=None,
+                      raw_stdout=True)
+    if not result.ok:
+        if missing_ok:
+            return None
+        raise GitError(f"git cat-file blob {spec} failed: {(result.start_error or result.stderr).strip()}")
+    return result.stdout_bytes or b""
+
+
 def split_z(text: str) -> list[str]:
     return [item for item in text.split("\0") if item]

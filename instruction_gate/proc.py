@@ -36,6 +36,7 @@ class ProcResult:
     duration_seconds: float
     timed_out: bool = False
     start_error: str | None = None  #: e.g. "No such file or directory: 'codex'"
+    stdout_bytes: bytes | None = None  #: the whole output as bytes, when asked for (`raw_stdout`)
 
     @property
     def ok(self) -> bool:
@@ -62,6 +63,10 @@ class _Tail:
         if self.limit is not None:
             data = data[-self.limit:]
         return data.decode("utf-8", errors="replace")
+
+    def data(self) -> bytes:
+        joined = b"".join(self.chunks)
+        return joined[-self.limit:] if self.limit is not None else joined
 
 
 _LIVE: set[subprocess.Popen] = set()
@@ -200,6 +205,7 @@ def run(
     pass_fds: Sequence[int] = (),
     line_bytes: int | None = None,
     reap_orphans: bool = False,
+    raw_stdout: bool = False,
 ) -> ProcResult:
     """Run `argv` in its own session; never raises for the child's behaviour.
 
@@ -211,6 +217,7 @@ def run(
     and the rest of it is dropped unread: one endless line must not fill the memory.
     `reap_orphans` (Linux): this process adopts the child's orphans, and when the child is gone
     the ones it left behind in sessions of their own (agent CLIs run tools that way) are killed.
+    `raw_stdout` also keeps stdout as bytes (`stdout_bytes`): file contents whose size matters.
     """
     started = time.monotonic()
     before = set(_children()) if reap_orphans and _become_subreaper() else None
@@ -269,4 +276,5 @@ def run(
     if on_stdout_line is not None and pending and not skipping[0]:
         on_stdout_line(bytes(pending))
     return ProcResult(tuple(argv), proc.returncode,
-                      out.text(), err.text(), time.monotonic() - started, timed_out)
+                      out.text(), err.text(), time.monotonic() - started, timed_out,
+                      stdout_bytes=out.data() if raw_stdout else None)

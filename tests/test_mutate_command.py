@@ -69,6 +69,22 @@ def test_operators_none_runs_patch_files_only(git_repo, tmp_path, capsys):
                  "--out", str(tmp_path / "o2"), "--adapter", adapter, "--operators", "none", "truncate"]) == 2
 
 
+def test_nothing_to_mutate_is_said_before_any_run(git_repo, tmp_path, capsys):
+    """Patch files only with none found is a configuration error; operators that find nothing to
+    mutate give no score, so `--min-score` cannot be judged (3): both before a run is spent."""
+    base, manifest, adapter = small_suite(git_repo, tmp_path)
+    common = ["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
+              "--adapter", adapter]
+    assert main([*common, "--out", str(tmp_path / "o1"), "--operators", "none"]) == 2
+    err = capsys.readouterr().err
+    assert "--operators none" in err and "no patch files found in" in err and str(manifest.parent / "mutations") in err
+    assert not (tmp_path / "o1" / "control").exists()
+    assert main([*common, "--out", str(tmp_path / "o2"), "--operators", "swap-overrides", "--min-score", "0.5"]) == 3
+    err = capsys.readouterr().err
+    assert "no mutant to score: no operator of swap-overrides applies to AGENTS.md" in err
+    assert not (tmp_path / "o2" / "control").exists()
+
+
 def test_bad_inputs_exit_2(git_repo, tmp_path):
     base, manifest, adapter = small_suite(git_repo, tmp_path)
     common = ["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--out", str(tmp_path / "o"),

@@ -53,8 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _blob(repo: Path, commit: str, path: str) -> bytes | None:
-    found = git.git("cat-file", "blob", f"{commit}:{path}", cwd=repo, check=False)
-    return found.stdout.encode() if found.ok else None
+    return git.blob(f"{commit}:{path}", repo, missing_ok=True)
 
 
 def _runner_flags(args: argparse.Namespace) -> tuple[str, ...]:

@@ -27,7 +27,7 @@ from instruction_gate.run.adapter import checked_adapter_command, is_reference_a
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.verdict.comparison import compare
 from instruction_gate.suite.contract import read_tree, resolve_commit
-from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError
+from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError, NotEvaluatedError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
 from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample, selected
 from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, UNREACHABLE, MutationReport, Outcome,
@@ -166,6 +166,11 @@ def run(args: argparse.Namespace) -> int:
     # Mutants change instruction files only; the settings must work whichever file a mutant edits.
     check_env.refuse_bad_settings(manifest, env_dir, tuple(globs.filter_paths(read_tree(repo, base_sha), manifest.instruction_paths)))
     patches = args.patches if args.patches is not None else sorted((args.manifest.parent / "mutations").glob("*.patch"))
+    if not operators and not patches:
+        where = "--patches named none" if args.patches is not None else \
+            f"no patch files found in {args.manifest.parent / 'mutations'} (*.patch)"
+        raise ConfigError(f"--operators none: patch files only, and {where}; add a patch file, pass --patches "
+                          "FILE..., or choose operators")
     options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
     repeats = args.repeats or manifest.repeats
     with out_lock.hold(args.out), ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
@@ -178,6 +183,13 @@ def run(args: argparse.Namespace) -> int:
               file=sys.stderr)
         if not_applicable(per_operator):
             say(f"mutate: not applicable here (no mutant): {not_applicable(per_operator)}", file=sys.stderr)
+        if not mutants:
+            why = (f"no mutant to score: no operator of {', '.join(operators) or 'none'} applies to "
+                   f"{', '.join(sorted(files)) or 'the base instruction files (there are none)'}"
+                   f"{' and no patch file was given' if not patches else ''}")
+            if args.min_score is not None:
+                raise NotEvaluatedError(f"--min-score {args.min_score}: {why}")
+            say(f"mutate: {why}; only the A/A control runs", file=sys.stderr)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(),
                              repeats, args.jobs, options, args.temp_dir, args.tasks, sandbox=confinement,
                              readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),

@@ -1,5 +1,6 @@
 """IG003: relative Markdown links that point to missing files, and instruction files that are
-symlinks leading outside the repository. `@imports` are IG003 too: see `import_rules`."""
+symlinks to anything but a reviewed file of the revision (outside the repository, into `.git/`,
+to an ignored or absent file). `@imports` are IG003 too: see `import_rules`."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from instruction_gate.lint import markdown
 from instruction_gate.lint.chains import instruction_files
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
+from instruction_gate.lint.tree import resolve
 from instruction_gate.untrusted import quote
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -29,20 +31,38 @@ def _missing(ctx: LintContext, source: str, reference: str) -> bool:
     return resolved is not None and not ctx.exists(resolved)
 
 
-def _outside_links(ctx: LintContext) -> Iterator[Finding]:
-    """Instruction files that are symlinks leading outside the repository: an agent started in a
-    checkout would load whatever is there, text no reviewer sees in the pull request."""
+def _unreviewed_link(ctx: LintContext, path: str, target: str) -> str | None:
+    """Why what the symlink at `path` leads to is no text a reviewer sees, or None. An agent
+    follows the link in a checkout and loads whatever is there as instructions."""
+    if target.startswith("/") or ctx.resolve(path, target) is None or (
+            resolved := resolve(path, ctx.tree.link_target)).problem == "outside":
+        return "outside the repository: the agent would load text no reviewer sees in this pull request"
+    real = resolved.path
+    if real is None:
+        return None  # a loop: nothing can open it (explain names it)
+    if ".git" in real.split("/"):
+        return (f"which leads to `{quote(real)}` inside `.git/`: git's own files (configuration, remotes, hooks) "
+                "would be the agent's instructions, never shown in a pull request")
+    if ctx.ignored.match_file(real):
+        return (f"which leads to `{quote(real)}`, ignored by .gitignore: a local file (credentials, build "
+                "output) would be the agent's instructions, never shown in a pull request")
+    if real not in ctx.tree.files():
+        return (f"which leads to `{quote(real)}`, no file of this revision: whatever puts one there at run "
+                "time (a setup step, a tool, the agent) writes instructions no reviewer sees")
+    return None
+
+
+def _unreviewed_links(ctx: LintContext) -> Iterator[Finding]:
+    """Instruction files that are symlinks to anything but a file of the revision."""
     for path in instruction_files(ctx.tree):
         target = ctx.tree.link_target(path)
-        if target is not None and ctx.tree.read(path) is None and (
-                target.startswith("/") or ctx.resolve(path, target) is None):
-            yield Finding("IG003", path, 1, f"`{quote(path)}` is a symlink to `{quote(target)}`, outside the "
-                          "repository: the agent would load text no reviewer sees in this pull request.",
+        if target is not None and (why := _unreviewed_link(ctx, path, target)):
+            yield Finding("IG003", path, 1, f"`{quote(path)}` is a symlink to `{quote(target)}`, {why}.",
                           f"symlink:{path}:{target}")
 
 
 def check(ctx: LintContext) -> Iterator[Finding]:
-    yield from _outside_links(ctx)
+    yield from _unreviewed_links(ctx)
     for source, text in sorted(ctx.texts.items()):
         for line in markdown.lines(text):
             if line.in_code:

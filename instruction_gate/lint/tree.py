@@ -77,8 +77,7 @@ class GitTree:
         if path not in self._cache:
             target = inside_target(path, self.link_target, self._entries.__contains__)
             regular = target is not None and self._entries.get(target) in ("100644", "100755")
-            self._cache[path] = (git.out("cat-file", "blob", f"{self.sha}:{target}", cwd=self.repo).encode()
-                                 if regular else None)
+            self._cache[path] = git.blob(f"{self.sha}:{target}", self.repo) if regular else None
         return self._cache[path]
 
     def link_target(self, path: str) -> str | None:

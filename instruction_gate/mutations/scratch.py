@@ -76,7 +76,7 @@ class ScratchRepo:
     def instruction_files(self, base_sha: str, manifest: Manifest) -> dict[str, bytes]:
         """The base commit's regular instruction files."""
         tree = read_tree(self.root, base_sha)
-        return {path: git.out("cat-file", "blob", entry.oid, cwd=self.root).encode()
+        return {path: git.blob(entry.oid, self.root)
                 for path, entry in sorted(tree.items())
                 if entry.mode in ("100644", "100755") and globs.matches_any(path, manifest.instruction_paths)}
 

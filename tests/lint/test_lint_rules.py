@@ -392,6 +392,29 @@ def test_symlinked_instruction_files_are_read_through_and_outside_links_reported
         assert all("outside the repository" in f.message for f in found)
 
 
+def test_symlinks_to_git_internals_ignored_or_absent_files_are_reported(git_repo):
+    """A link into `.git/`, to an ignored local file (`.env`) or to a path no commit holds loads
+    text no reviewer sees: blocking IG003 in the working directory and in the commit alike."""
+    from instruction_gate.lint.tree import GitTree
+    repo = git_repo.path
+    (repo / ".gitignore").write_text(".env\n")
+    (repo / ".env").write_text("TOKEN=secret\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "rules.md").write_text("- Keep it short.\n")
+    (repo / "AGENTS.md").symlink_to(".git/config")
+    (repo / "CLAUDE.md").symlink_to(".env")
+    (repo / "GEMINI.md").symlink_to("generated.md")
+    (repo / "svc").mkdir()
+    (repo / "svc" / "AGENTS.md").symlink_to("../docs/rules.md")  # a reviewed file: fine
+    sha = git_repo.commit({}, "links")
+    for tree in (DirTree(repo), GitTree(repo, sha, "commit")):
+        found = {f.path: f.message for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG003"}
+        assert sorted(found) == ["AGENTS.md", "CLAUDE.md", "GEMINI.md"], found
+        assert "`.git/config` inside `.git/`" in found["AGENTS.md"]
+        assert "ignored by .gitignore" in found["CLAUDE.md"] and "secret" not in found["CLAUDE.md"]
+        assert "`generated.md`, no file of this revision" in found["GEMINI.md"]
+
+
 def test_a_symlinked_claude_md_is_linted_once_at_its_target(tmp_path):
     (tmp_path / "AGENTS.md").write_text("- See `docs/gone.md`.\n")
     (tmp_path / "CLAUDE.md").symlink_to("AGENTS.md")
@@ -470,3 +493,14 @@ def test_placeholder_runner_names_and_tool_outputs_are_not_stale(tmp_path):
                            "- Config lives in `conf/gone.json`.\n")}  # really missing
     assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG001")] == ["typecheck"]
     assert [f.message.split("`")[1] for f in findings(tmp_path, files, "IG002")] == ["conf/gone.json"]
+
+
+def test_a_commit_is_measured_in_its_own_bytes_not_decoded_text(git_repo):
+    """20000 invalid UTF-8 bytes are 20000 bytes to an agent's byte cap, not the 60000 of their
+    U+FFFD replacements: reading a commit must not decode and re-encode."""
+    from instruction_gate.lint.tree import GitTree
+    data = b"# Rules\n" + b"\xff" * 19992
+    sha = git_repo.commit({"AGENTS.md": data}, "binary-ish")
+    tree = GitTree(git_repo.path, sha, "commit")
+    assert tree.read("AGENTS.md") == data
+    assert [f for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG004"] == []
