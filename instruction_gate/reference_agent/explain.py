@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from functools import lru_cache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -171,10 +171,23 @@ def import_notes(tree: Tree, found: list[Chain], settings: LoadSettings = LoadSe
         shown = item.problem != "mention" or LOADERS[item.agent].imports.failure_text
         # GEMINI.md importing AGENTS.md meets AGENTS.md's imports twice (as a root and imported): one note.
         key = (item.agent, item.source, item.ref, item.problem or "")
+        if item.problem is None and item.target is not None and _outside_start(found, item):
+            item = replace(item, problem="scope")
+            key = (item.agent, item.source, item.ref, "scope")
         if item.agent in wanted and item.problem is not None and shown and key not in seen:
             seen.add(key)
             notes.setdefault((item.agent, item.source), []).append(item)
     return notes
+
+
+def _outside_start(found: list[Chain], item: Import) -> bool:
+    """An import loaded from the file's own directory that this chain's agent still does not expand:
+    Claude Code expands only imports inside the directory it starts in, so a root CLAUDE.md's
+    `@AGENTS.md` stays literal text for a task started in `server/`."""
+    rules = LOADERS[item.agent].imports
+    return rules is not None and rules.scope == "cwd" and any(
+        c.agent == item.agent and c.directory and not item.target.startswith(c.directory + "/")
+        and item.root in {f.path for f in c.files} for c in found)
 
 
 def bytes_sent(f: LoadedFile) -> int:

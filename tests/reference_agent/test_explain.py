@@ -307,3 +307,18 @@ def test_a_nul_line_does_not_shift_line_numbers(git_repo, capsys):
                      "Makefile": "lint:\n\ttrue\n"}, "nul")
     code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")
     assert code == 0 and "AGENTS.md:5  run `make lint`" in out
+
+
+def test_an_import_above_the_working_directory_is_named_as_not_loaded(git_repo, capsys):
+    """Claude Code expands only imports inside the directory it starts in: the root CLAUDE.md's
+    `@AGENTS.md` stays literal text for a task in server/, and explain says so."""
+    git_repo.commit({"CLAUDE.md": "# C\n\n@AGENTS.md\n", "AGENTS.md": "- Always run `make lint`.\n",
+                     "Makefile": "lint:\n\ttrue\n", "server/app.py": "x\n"}, "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", "server", "--agent", "claude")
+    assert code == 0 and "@AGENTS.md: not loaded (outside the working directory)" in out and "make lint" not in out
+    data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--cwd", "server", "--agent", "claude",
+                                "--json")[1])
+    assert data["chains"][0]["imports_not_loaded"] == [
+        {"file": "CLAUDE.md", "import": "AGENTS.md", "reason": "outside the working directory"}]
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "claude")
+    assert "not loaded" not in out and "make lint" in out  # from the root it is expanded
