@@ -29,7 +29,9 @@ _RUNS_TESTS = re.compile(r"\s+(?:the\s+|all\s+|your\s+|every\s+)?(?:[\w-]+\s+){0
 _SUITE_COMMENT = re.compile(r"#\s*(?:[^#]*\band\s+)?(?:run\s+)?(?:all|full|the\s+full|the\s+whole|whole|entire)\s+"
                              rf"(?:(?!{KIND_OF_TESTS}\b)[\w.+-]+\s+)?(?:unit\s+)?"
                              r"(?:tests?|test\s+suite|suite)\b"
-                             r"|#\s*test\s+(?:the\s+)?(?:whole|entire|full)\s+(?:repo(?:sitory)?|project|codebase)\b")
+                             r"|#\s*test\s+(?:the\s+)?(?:whole|entire|full)\s+(?:repo(?:sitory)?|project|codebase)\b"
+                             # `pytest  # Run tests`: the tests, no kind named
+                             r"|#\s*(?:run\s+)?(?:the\s+)?(?:unit\s+)?tests?\s*$")
 
 
 def lead_of_block(clause: str, section: str) -> str | None:
@@ -139,7 +141,7 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     # under "Browser Tests" or "Benchmarks" the first command runs that kind of tests, not the suite
     kind_of_tests = KIND_OF_TESTS_WORD.search(section.rsplit(" / ", 1)[-1])
     if not suite and _TEST_SECTION.search(section) and not kind_of_tests and commands and \
-            re.search(r"\btest", commands[0][1]):
+            re.search(r"\btest|test\b", commands[0][1]):  # `go test`, `make test`, `pytest`
         suite = [commands[0][:2]] if not picks_one_test(commands[0][1]) else []
     # `bun install  # Install dependencies` in a list of commands: the set-up step among them
     setup = [("run", c, n, comment) for n, c, comment in commands if _SETUP_COMMENT.search(comment.lower())]

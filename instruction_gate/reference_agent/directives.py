@@ -28,7 +28,7 @@ from instruction_gate.reference_agent.command_text import (
 from instruction_gate.reference_agent.phrases import (
     ABOVE, APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_CONTRAST, BARE_DOC, BEFORE_FINISHING, CATALOGUE_LEAD, CHECKLIST,
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
-    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
+    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, MUST_PASS, NOT_COMMANDS, DESCRIPTIVE_START, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
     TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
     before_other_work, conditional, situation,
@@ -46,6 +46,8 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
     if match := FINISHING_LABEL.match(low):  # "Validate before handoff: `lint`, `format`, then `test`"
         found = clauses.slot_list(low, match.end(), codes)
         return sorted(found, key=lambda c: not re.search(r"\btest", c)), any(re.search(r"\btest", c) for c in found)
+    if match := MUST_PASS.match(low):
+        return clauses.slot_list(low, match.end(), codes), False
     if match := RUN_START.match(low):
         found = clauses.slot_list(low, match.end(), codes, alternatives=False)
         first = SLOT_RE.search(low, match.end())
@@ -161,6 +163,18 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     return found
 
 
+def _replaced_commands(previous: str, clause: str, codes: list[str]) -> Found:
+    """"Stage files by name, not `git add -A` or `git add .`": a clause of nothing but the commands
+    an order before it replaces bans them. The order must be an imperative of its own (no code in
+    it, no description: "Tests live in `tests/`, not `test/`" bans nothing)."""
+    low, before = clause.lower(), previous.lower()
+    if not NOT_COMMANDS.match(low) or not before or DESCRIPTIVE_START.match(before) or SLOT_RE.search(before) or \
+            NEGATION.search(before) or situation(before) or not re.match(r"^\W*[a-z]+\s+\w", before):
+        return []
+    return [("forbid_command", codes[int(i)]) for i in re.findall(r"\x00(\d+)\x00", low)
+            if is_command(codes[int(i)]) and " " in codes[int(i)].strip()]
+
+
 def parse(text: str, source: str) -> list[Directive]:
     """Every directive in `text`, in document order; each keeps the line its clause starts on."""
     directives: list[Directive] = []
@@ -210,6 +224,7 @@ def parse(text: str, source: str) -> list[Directive]:
             list_lead = list_leads.list_lead(joined)
         opening = re.match(r"^\W*`([^`\n]+)`", joined) if block.kind == "item" else None
         subject = opening.group(1).strip() if opening else None
+        previous = ""
         for index, (clause, codes, offset) in enumerate(clauses.located(joined)):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             if index == 2:
@@ -217,6 +232,9 @@ def parse(text: str, source: str) -> list[Directive]:
             readable = clauses.readable(clause, codes)
             led = list_leads.led_item(list_lead, clause, codes, section, subject, _parse_clause) if block.kind == "item" else None
             found = [] if steps_aside else led if led is not None else _parse_clause(clause, codes, section, subject)
+            if not found and not steps_aside:
+                found = _replaced_commands(previous, clause, codes)
+            previous = clause
             above = {codes[int(m.group(1))] for m in ABOVE.finditer(clause)}
             for kind, argument in found:
                 where = number

@@ -159,6 +159,11 @@ USE_START = re.compile(LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00(?:\s+\w+){0,2}?\s
                         r"testing|checking|type-?checking|building|verifying|validating))\b")
 #: "Use `mix precommit` when you are done": a finishing step.
 USE_WHEN_DONE = re.compile(LEAD + r"use\s+(?:the\s+)?\x00(\d+)\x00")
+#: "All code must pass `ruff check`, `ruff format --check`, and `mypy --strict`": checks every change
+#: must pass, so they are run before finishing.
+MUST_PASS = re.compile(r"^\W*(?:(?:all|every|any|your|the|new|each)\s+)*(?:code|changes?|commits?|prs?|pull\s+requests?|"
+                       r"patch(?:es)?|contributions?|submissions?)\s+(?:must|should|needs?\s+to|has\s+to|have\s+to)\s+"
+                       r"(?:(?:cleanly|always)\s+)?pass\s+(?=\x00)")
 #: "make sure `tools/format.js` is run".
 ENSURE_RUN = re.compile(LEAD + r"(?:make\s+sure|ensure)\s+(?:that\s+)?\x00(\d+)\x00\s+(?:is|gets|was|has\s+been)\s+run\b")
 #: "Install dependencies with `X`", "Lint your changes with `X`", "Keep code formatted with `X`".
@@ -205,7 +210,10 @@ KIND_OF_TESTS_WORD = re.compile(rf"\b{KIND_OF_TESTS}\b")
 #: "Run `X` for unit tests only", "… for a specific example": a purpose after the command naming a part.
 PART_PURPOSE = re.compile(r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,5}?(?:only\b|specific\b|single\b|particular\b|"
                           r"individual\b|one\s+(?:test|file|package|crate|module)\b|a\s+given\b)|"
-                          rf"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+(?:and|or)\s+)?{KIND_OF_TESTS}\b")
+                          rf"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+(?:and|or)\s+)?{KIND_OF_TESTS}\b|"
+                          # "Fix with `npm run lint:fix` for auto-fixable issues": a remedy for one kind of problem
+                          r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,3}?(?:issues|errors|problems|violations|warnings|"
+                          r"failures)\b")
 #: Sections whose commands are for particular needs, not for every change.
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
@@ -261,4 +269,10 @@ RUN_LIST_LEAD = re.compile(r"\brun(?:\s+(?:these|the\s+following|all\s+of\s+thes
 APPROVE_LEAD = re.compile(r"^\W*(?:ask\s+(?:first|before)|ask\s+(?:for\s+)?(?:approval|permission)\s+(?:first|before)|"
                           r"requires?\s+approval|needs?\s+approval)\W*$")
 NEVER_LEAD = re.compile(r"^\W*(?:never|do\s+not|don'?t)\W*$")
+#: "Stage files by name, not `git add -A` or `git add .`": the commands a way of working replaces.
+NOT_COMMANDS = re.compile(r"^[\s,]*(?:but\s+)?not\s+(?:with\s+|using\s+|running\s+|via\s+)?\x00\d+\x00"
+                          r"(?:\s*(?:,|\bor\b|\bnor\b)\s*\x00\d+\x00)*[\s.)*_]*$")
+#: First words of a sentence that describes rather than orders ("The CLI reads config, not `npm`").
+DESCRIPTIVE_START = re.compile(r"^\W*(?:the|this|these|that|those|it|its|we|our|a|an|they|there|each|every|all|"
+                               r"some|most|which|who|you|one)\b")
 CONTRAST = re.compile(r"\x00\d+\x00\s*(?:\(\s*not|,?\s*not|rather\s+than|instead\s+of)\s+(?:using\s+|running\s+)?\x00(\d+)\x00")

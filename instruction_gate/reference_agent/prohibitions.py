@@ -23,9 +23,14 @@ def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str
         low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
     if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):
         return _protected(low, codes, negation, edit, clause, subject)
+    if commit := re.match(r"[\s*_]*(?:ever\s+)?commit\b", low[negation.end():]):
+        # "Do not commit `src/pkg/_version.py`": a generated or local file kept out of changes
+        verb = re.compile(r"commit").search(low, negation.end(), negation.end() + commit.end())
+        return _protected(low, codes, negation, verb, clause, subject)
     if verb := FORBID_VERB.search(low, negation.end()):
         slots = list(SLOT_RE.finditer(low, verb.end()))
-        if slots and re.match(r"\s+(?:to|for|when|while|if|on|in|as|during|inside|within|outside)\s+"
+        # ("Never run `git merge` directly on main": an adverb may stand before the place)
+        if slots and re.match(r"(?:\s+\w+ly)?\s+(?:to|for|when|while|if|on|in|as|during|inside|within|outside)\s+"
                               r"(?!the\s+repo|this\s+repo|ci\b|production\b)|"
                               r"[\s,]*[(—–-]?\s*(?:except|other\s+than|apart\s+from)\b", low[slots[-1].end():]):
             # scoped to a purpose or a place ("Do not use `curl` to test HMR"), or with an exception

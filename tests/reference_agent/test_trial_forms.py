@@ -45,3 +45,62 @@ def test_a_set_up_heading_speaks_only_for_its_own_blocks():
 
 def test_a_program_in_a_home_directory_is_refused():
     assert "home directory" in refusal(["~/bin/tool", "--now"], Path("/repo"), Path("/repo"))
+
+
+@pytest.mark.parametrize("text", [
+    "- Never run `git merge` directly on main - open a pull request instead.\n",
+    "- Never use `git push --force` locally on shared branches.\n",
+    "- Do not run `npm publish` manually in this folder's packages.\n",
+])
+def test_a_ban_scoped_to_a_place_after_an_adverb_is_no_blanket_ban(text):
+    assert kinds(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "- Fix with `npm run lint:fix` for auto-fixable issues.\n",
+    "- Fix formatting with `cargo fmt` for rustfmt errors.\n",
+    "- Fix with `pnpm lint --fix` for ESLint problems.\n",
+])
+def test_a_remedy_for_one_kind_of_problem_is_no_step(text):
+    assert [k for k in kinds(text) if k[0] == "run"] == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- All code must pass `ruff check`, `ruff format --check`, and `mypy --strict`.\n",
+     [("run", "ruff check"), ("run", "ruff format --check"), ("run", "mypy --strict")]),
+    ("Every PR must pass `make lint` and `make typecheck`.\n", [("run", "make lint"), ("run", "make typecheck")]),
+    ("Changes should pass `cargo clippy -- -D warnings`.\n", [("run", "cargo clippy -- -D warnings")]),
+])
+def test_checks_every_change_must_pass_are_run(text, expected):
+    assert kinds(text) == expected
+
+
+def test_checks_one_kind_of_change_must_pass_are_not_run():
+    assert kinds("- Docs changes must pass `make docs-lint`.\n") == []
+    assert kinds("- The CLI must pass `--strict` to the compiler.\n") == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- Do not commit `src/pyfabric/_version.py`.\n", [("protect_path", "src/pyfabric/_version.py")]),
+    ("- Never commit `.env.local` or `secrets/*.json`.\n", [("protect_path", ".env.local"), ("protect_path", "secrets/*.json")]),
+    ("- Never commit directly to `main`.\n", []),  # a branch, not a path
+])
+def test_a_file_never_to_commit_is_protected(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- Stage files by name, not `git add -A` or `git add .`.\n",
+     [("forbid_command", "git add -A"), ("forbid_command", "git add .")]),
+    ("- Rebase onto the target branch, not `git merge origin/main`.\n", [("forbid_command", "git merge origin/main")]),
+    ("- Tests live in `tests/`, not `test/`.\n", []),  # a description with a path, no order
+    ("- The CLI reads its settings, not `npm config get`.\n", []),  # describes, not orders
+])
+def test_commands_an_order_replaces_are_banned(text, expected):
+    assert kinds(text) == expected
+
+
+def test_a_block_line_commented_as_the_tests_is_the_test_command():
+    assert kinds("## Testing\n\n```bash\npytest  # Run tests\n```\n") == [("test_command", "pytest")]
+    assert kinds("## Commands\n\n```bash\nruff check .  # lint\nnpm test  # Run the tests\n```\n") == [
+        ("test_command", "npm test")]
