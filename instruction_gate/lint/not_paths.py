@@ -44,6 +44,11 @@ _MAPPED_TO_URL = re.compile(r"`[^`]+`\s*(?:→|->|=>)\s*`/")
 #: A sentence placing a file in another repository.
 _OTHER_REPOSITORY = re.compile(r"\b(?:in|from|of)\s+(?:that|the\s+other|another|the\s+upstream|their)\s+"
                                r"(?:repo|repository|project)\b", re.IGNORECASE)
+#: "install it inside Fabric (in `Resources/builtin/`, …)", "on the server (`/srv/app/`)": a place in another
+#: system, named just before the path.
+_OTHER_SYSTEM = re.compile(r"\b(?:inside|within|on|in)\s+(?:the\s+|a\s+|an\s+)?(?:(?:docker\s+)?containers?|servers?|"
+                           r"vms?|virtual\s+machines?|clusters?|devices?|hosts?|pods?|remote\s+\w+|[A-Z][\w-]*)\s*"
+                           r"[(,—–]\s*(?:in|at|under|into)?\s*$")
 #: A sentence about naming: a bare file name in it shows the style (`snake_case` (e.g., `abstract_operator.cpp`)).
 _NAMING = re.compile(r"(?i)\bnaming(?:\s+conventions?)?\b")
 #: "Directories: lowercase with dashes (`components/auth-wizard/`)": a path shown as a name's shape.
@@ -145,6 +150,8 @@ def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx:
         return True  # "overrides in per-framework subdirectories (e.g., `.publicApi/net462/`)"
     if _EXAMPLE_INTRO.search(before):
         return True  # "e.g. for layouts, it's `layouts/page.html`": an illustration, not this repository's file
+    if _OTHER_SYSTEM.search(before.rstrip("` ")) and ref.name.split("/", 1)[0] not in ctx.dirs:
+        return True  # "inside Fabric (in `Resources/builtin/`)": a path in another product, not in this tree
     if _NEGATED.search(before.rstrip("` ")):
         return True  # "(NOT `spec/` - Rails uses Minitest)": named as what the repository does not have
     if generated.made_by_a_tool(prose, offset - (block.start if block is not None else 0), ref.name):

@@ -101,7 +101,7 @@ class ReferenceAgent:
     def _note_unloadable_imports(self, path: str, data: bytes, parse: Callable[[str], list[str]]) -> None:
         # An import no file can answer (a NUL or control character in it) is skipped, as the
         # agent would; the record keeps the fact as an event, never as a crash.
-        for ref in parse(decode_instruction(data)):
+        for ref in parse(data.decode("utf-8", errors="replace")):
             if not is_path_text(ref):
                 self.emit({"type": "instructions", "name": "import_skipped", "path": path,
                            "import": quote(ref), "reason": "not a loadable path (control character)"})

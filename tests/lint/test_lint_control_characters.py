@@ -39,3 +39,18 @@ def test_a_linked_url_needs_a_fetching_verb_of_its_own(tmp_path):
             "create one under [our org](https://hub.models-host.io/ours).\n\nDownload [the model](https://files.weights-host.io/m).\n")
     hosts = [f.message.split("`")[1] for f in findings(tmp_path, {"AGENTS.md": text}, "IG010")]
     assert hosts == ["files.weights-host.io"]
+
+
+@pytest.mark.parametrize(("data", "line", "says"), [
+    ("# Rules\n\n- Always run `make lint`.\n".encode("utf-16"), 1, "is UTF-16 little-endian text"),
+    ("# Rules\n".encode("utf-16-be").join([b"\xfe\xff", b""]), 1, "is UTF-16 big-endian text"),
+    (b"# Rules\n\n\x00\x00\x00\x00\n- Keep it short.\n", 3, "holds 4 NUL byte(s), from line 3"),
+    (b"# Rules\n- caf\xe9 rules\n", 2, "is not valid UTF-8 from line 2 (byte 0xE9)"),
+])
+def test_bytes_that_are_not_utf8_text_are_reported(tmp_path, data, line, says):
+    found = [f for f in findings(tmp_path, {"AGENTS.md": data}, "IG009")]
+    assert [(f.line, says in f.message) for f in found] == [(line, True)], found
+
+
+def test_utf8_text_with_a_byte_order_mark_is_not_reported(tmp_path):
+    assert findings(tmp_path, {"AGENTS.md": "\ufeff# Rules\n- Ünïcode is fine.\n".encode()}, "IG009") == []

@@ -119,3 +119,17 @@ def test_an_example_scheme_after_e_g_comma_needs_its_first_directory_here(tmp_pa
     assert _missing(tmp_path, scheme) == []
     stale = "- Shared tools live in `tools/` (e.g., `tools/release.rb`)\n"
     assert _missing(tmp_path / "t", stale, **{"tools/run": ""}) == ["tools/release.rb"]
+
+
+@pytest.mark.parametrize("text", [
+    "Past sessions tried to install it inside Fabric (in\n`Resources/builtin/`, in custom Environments).\n",
+    "The agent runs on the server (`/srv/agent/config.toml`) we deploy to.\n",
+    "Logs land inside the container, under `var/log/app/`.\n",
+])
+def test_a_path_in_another_system_is_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
+
+
+def test_a_path_of_this_tree_after_a_capitalised_name_is_still_checked(tmp_path):
+    text = "Fix it in Core (`src/core/gone.py`) first.\n"  # `src/` is here: this repository's place
+    assert _missing(tmp_path, text) == ["src/core/gone.py"]

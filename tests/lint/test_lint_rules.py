@@ -17,10 +17,13 @@ NOX = "import nox\n\n@nox.session\ndef tests(session):\n    pass\n\n@nox.session
 TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 
 
-def findings(tmp_path: Path, files: dict[str, str], rule: str, **policy) -> list:
+def findings(tmp_path: Path, files: dict[str, str | bytes], rule: str, **policy) -> list:
     for rel, text in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / rel).write_text(text, encoding="utf-8")
+        if isinstance(text, bytes):
+            (tmp_path / rel).write_bytes(text)
+        else:
+            (tmp_path / rel).write_text(text, encoding="utf-8")
     found = lint(context(DirTree(tmp_path), LintPolicy(**policy)))
     return [f for f in found if f.rule_id == rule]
 
