@@ -16,7 +16,7 @@ from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
 from instruction_gate.commands.doctor_setup import PROJECT_CONFIG, project_config
 from instruction_gate.reference_agent.explain import (
-    AGENTS, as_json, bytes_sent, explain, import_notes, outside_files, unreadable_files,
+    AGENTS, as_json, bytes_sent, explain, hidden_text, import_notes, outside_files, unreadable_files,
 )
 from instruction_gate.console import say, safe_json
 
@@ -67,16 +67,19 @@ def run(args: argparse.Namespace) -> int:
     repo = args.repo.resolve()
     tree = GitTree(repo, args.revision, "--revision") if args.revision else DirTree(repo)
     if directory and directory not in directories(tree.files()):
-        raise ConfigError(f"--cwd: {quote(args.cwd)} is not a directory of {tree.label} (relative to the repository root)")
+        raise ConfigError(f"--cwd: {quote(args.cwd)} is no directory of the repository ({tree.label}); give it "
+                          "relative to the repository root")
     settings = _settings(args)
     found, _, explained = explain(tree, directory, args.agent, repo, settings=settings)
     notes = import_notes(tree, found, settings)
     outside = outside_files(tree, settings)
     configs = project_config({*tree.files(), *directories(tree.files())})
     unreadable = unreadable_files(tree, directory, args.agent, settings)
+    hidden = hidden_text(tree, found)
     if args.json:
         data = as_json(directory, found, explained, notes, outside)
         data["not_files"] = [{"path": path, "is": what} for path, what in unreadable.items()]
+        data["hidden_characters"] = [{"file": path, "line": line, "characters": chars} for path, line, chars in hidden]
         for chain in data["chains"]:
             chain["refused_project_config"] = [path for path, key in configs if PROJECT_CONFIG[key][0] == chain["agent"]]
         print(safe_json(json.dumps(data, indent=2)))
@@ -104,8 +107,19 @@ def run(args: argparse.Namespace) -> int:
         say("")
     for path, what in unreadable.items():  # an agent skips it (or may wait on a pipe): never silently
         say(f"Not loaded: {quote(path)} is {what}, which no agent reads as instructions")
+    if hidden:
+        say("")
+    for path, line, chars in hidden[:_HIDDEN_SHOWN]:
+        say(f"Hidden: {quote(path)}:{line} holds {', '.join(sorted(set(chars)))}, which a reviewer cannot see; "
+            "the agent reads it, and a command or rule with it inside is no longer what the page shows (lint IG009)")
+    if len(hidden) > _HIDDEN_SHOWN:
+        say(f"Hidden: {len(hidden) - _HIDDEN_SHOWN} more line(s) like these (--json lists all)")
     _directives(explained)
     return EXIT_PASS
+
+
+#: Lines with hidden characters printed in the text report; JSON has them all.
+_HIDDEN_SHOWN = 10
 
 
 def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[str, str], list[Import]],

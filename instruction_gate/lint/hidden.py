@@ -109,18 +109,24 @@ def check_hidden(ctx: LintContext) -> Iterator[Finding]:
                                   f"{what}:{line.text.strip()[:80]}", match.start() + 1)
 
 
+def hidden_characters(lines: tuple[markdown.Line, ...]) -> Iterator[tuple[int, list[tuple[int, str]]]]:
+    """(line number, [(column, character)]) of each line holding characters a reviewer cannot see."""
+    for line in lines:
+        if line.number == 1 and line.text.startswith("\ufeff"):
+            line_text = " " + line.text[1:]  # a leading byte-order mark is harmless
+        else:
+            line_text = line.text
+        found = [(i, ch) for i, ch in enumerate(line_text) if _kind(ord(ch)) and not _part_of_an_emoji(line_text, i)]
+        if found:
+            yield line.number, found
+
+
 def check_unicode(ctx: LintContext) -> Iterator[Finding]:
     for source, text in sorted(ctx.texts.items()):
-        for line in markdown.lines(text):
-            if line.number == 1 and line.text.startswith("\ufeff"):
-                line_text = " " + line.text[1:]  # a leading byte-order mark is harmless
-            else:
-                line_text = line.text
-            found = [(i, ch) for i, ch in enumerate(line_text) if _kind(ord(ch)) and not _part_of_an_emoji(line_text, i)]
-            if not found:
-                continue
-            yield Finding("IG009", source, line.number, _unicode_message([c for _, c in found]),
-                          f"unicode:{line.text.strip()}", found[0][0] + 1)
+        lines = markdown.lines(text)
+        for number, found in hidden_characters(lines):
+            yield Finding("IG009", source, number, _unicode_message([c for _, c in found]),
+                          f"unicode:{lines[number - 1].text.strip()}", found[0][0] + 1)
 
 
 #: Distinct characters named in one IG009 message; the others are counted.

@@ -16,6 +16,8 @@ from typing import Any
 from instruction_gate.agents.loading import LOADERS, MODES, LoadSettings, agents_of, names_of
 from instruction_gate.agents.discovery import LoadedFile, result_fields
 from instruction_gate.lint.chains import Chain, chains, instruction_files
+from instruction_gate.lint import markdown
+from instruction_gate.lint.hidden import hidden_characters
 from instruction_gate.lint.imports import REASONS, Import, imports
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, quote
 from instruction_gate.lint.tree import Tree, directories, outside_links, real_path, resolve
@@ -188,6 +190,20 @@ def _outside_start(found: list[Chain], item: Import) -> bool:
     return rules is not None and rules.scope == "cwd" and any(
         c.agent == item.agent and c.directory and not item.target.startswith(c.directory + "/")
         and item.root in {f.path for f in c.files} for c in found)
+
+
+def hidden_text(tree: Tree, found: list[Chain]) -> list[tuple[str, int, list[str]]]:
+    """(path, line, characters) of each loaded line holding characters a reviewer cannot see (the
+    lint's IG009): text around them may not be what the page shows, so explain names them rather
+    than leave a directive that vanished, or reads oddly, unexplained."""
+    paths = sorted({f.path for c in found for f in (*c.files, *c.later)})
+    out = []
+    for path in paths:
+        data = tree.read(path)
+        if data is not None:
+            lines = markdown.lines(decode_instruction(data[:INSTRUCTION_CAP_BYTES]))
+            out += [(path, number, [f"U+{ord(ch):04X}" for _, ch in chars]) for number, chars in hidden_characters(lines)]
+    return out
 
 
 def bytes_sent(f: LoadedFile) -> int:

@@ -322,3 +322,18 @@ def test_an_import_above_the_working_directory_is_named_as_not_loaded(git_repo, 
         {"file": "CLAUDE.md", "import": "AGENTS.md", "reason": "outside the working directory"}]
     code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "claude")
     assert "not loaded" not in out and "make lint" in out  # from the root it is expanded
+
+
+def test_a_line_with_a_hidden_character_is_named_not_dropped_silently(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# R\n\n- Always run `make\u200b lint`.\n- Always run `make test`.\n",
+                     "Makefile": "lint:\n\ttrue\ntest:\n\ttrue\n"}, "zero width")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "codex")
+    assert code == 0 and "Hidden: AGENTS.md:3 holds U+200B, which a reviewer cannot see" in out
+    data = json.loads(explained(capsys, "--repo", str(git_repo.path), "--agent", "codex", "--json")[1])
+    assert data["hidden_characters"] == [{"file": "AGENTS.md", "line": 3, "characters": ["U+200B"]}]
+
+
+def test_a_cwd_that_is_no_directory_names_the_repository(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "x\n"}, "base")
+    assert main(["explain", "--repo", str(git_repo.path), "--cwd", "nope"]) == 2
+    assert "--cwd: nope is no directory of the repository (working directory)" in capsys.readouterr().err
