@@ -34,6 +34,11 @@ _SUITE_COMMENT = re.compile(r"#\s*(?:[^#]*\band\s+)?(?:run\s+)?(?:all|full|the\s
                              r"|#\s*(?:run\s+)?(?:the\s+)?(?:unit\s+)?tests?\s*$")
 
 
+#: "Use the standard `dotnet` commands for building, testing and restoring:" over a block of them.
+_COMMANDS_FOR = re.compile(LEAD + r"use\s+(?:the\s+)?(?:standard\s+|normal\s+|regular\s+|usual\s+|plain\s+)?"
+                           r"\x00\d+\x00\s+commands?\s+(?:for|to)\s+[^:\x00]*\b(?:test|tests|testing)\b[^:\x00]*:$")
+
+
 def lead_of_block(clause: str, section: str) -> str | None:
     """The kind a directly following fenced block's commands get, when this clause introduces them:
     "Run the tests:", "Always run these commands before committing.", "Install the tools:"."""
@@ -43,7 +48,10 @@ def lead_of_block(clause: str, section: str) -> str | None:
     if _TEST_LABEL_LEAD.match(low):
         return "test_command"  # "**Test all:**", "Run all tests:" over the block that does it
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
-        return None
+        # "Use standard `dotnet` commands for building, testing and restoring:": the block shows the
+        # program's commands for those jobs; its set-up line and its test line are the steps
+        return "commands_for" if _COMMANDS_FOR.match(low) and not NEGATION.search(low) and not situation(low) \
+            and not conditional(low) else None
     imperative = re.match(LEAD + r"(?:(?P<run>run|execute)|(?P<install>install)|set\s+up)\b", low)
     # "Run the tests:", "Run all unit tests:"; not "Run this to catch errors in packages, tests, and examples:"
     tests = bool(imperative and imperative.group("run") and _RUNS_TESTS.match(low, imperative.end("run"))) and \
@@ -110,6 +118,11 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
         # "Install the tools:", "Set up the project:": the lines that install, as under a set-up heading
         return required + [("run", c, n, lead[1]) for n, c, comment in commands
                            if _INSTALLS.search(c) and not _SERVER.search(comment + c)]
+    if lead is not None and lead[0] == "commands_for":
+        installs = [("run", c, n, lead[1]) for n, c, comment in commands
+                    if _INSTALLS.search(c) and not _SERVER.search(comment + c)]
+        suite = [(n, c) for n, c, _ in commands if runs_the_suite(c)]
+        return required + installs[:1] + [("test_command", c, n, lead[1]) for n, c in suite[:1]]
     if lead is not None:
         kind, said = lead
         tests_lead = suite_taken = kind == "test_command"

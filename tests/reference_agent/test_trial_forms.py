@@ -104,3 +104,12 @@ def test_a_block_line_commented_as_the_tests_is_the_test_command():
     assert kinds("## Testing\n\n```bash\npytest  # Run tests\n```\n") == [("test_command", "pytest")]
     assert kinds("## Commands\n\n```bash\nruff check .  # lint\nnpm test  # Run the tests\n```\n") == [
         ("test_command", "npm test")]
+
+
+def test_a_block_of_a_programs_commands_for_testing_gives_its_setup_and_test_lines():
+    text = ("Use standard `dotnet` commands for building, testing and restoring:\n\n"
+            "```bash\ndotnet restore\ndotnet build\ndotnet test\n```\n")
+    assert kinds(text) == [("run", "dotnet restore"), ("test_command", "dotnet test")]
+    # for building only: no test job, so no lead
+    assert kinds(text.replace("building, testing and restoring", "building")) == []
+    assert kinds(text.replace("Use standard", "When debugging, use standard")) == []
