@@ -63,12 +63,14 @@ def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -
         here = posixpath.dirname(source)
         parts = here.split("/") if here else []
         runner_dirs.update("/".join(parts[:i]) for i in range(len(parts) + 1))
-        for match in _CD.finditer(text):
-            runner_dirs.add(posixpath.normpath(posixpath.join(here, match.group(1))).lstrip("./"))
+        cd_dirs = {posixpath.normpath(posixpath.join(here, m.group(1))).lstrip("./") for m in _CD.finditer(text)}
+        runner_dirs.update(cd_dirs)
         for token in set(_TOKEN.findall(text)):
             dotted = token.rstrip(".,:;*")  # `.rubocop.yml`: a dotfile keeps its leading dot
             token = token.strip(".,:;*").lstrip("@")
-            for candidate in {token, dotted, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token))}:
+            # `cd actionview && bin/test`: the lint looks the script up below the `cd` directory
+            after_cd = {posixpath.normpath(posixpath.join(d, token)) for d in cd_dirs}
+            for candidate in {token, dotted, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token)), *after_cd}:
                 candidate = candidate.strip("/")
                 if not candidate or candidate.startswith(".."):
                     continue

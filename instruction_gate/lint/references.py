@@ -33,7 +33,7 @@ class Reference:
     name: str  #: target, script, environment, session, or the path as written
     line: int  #: 1-based
     column: int  #: 0-based character column of `name` in the line
-    option: str | None = None  #: make's -C directory
+    option: str | None = None  #: make's -C directory, or the `cd` directory a command's path is relative to
 
 
 #: A first segment that is a host name (`ghcr.io/org/image`, `github.com/org/module`): an image or
@@ -194,10 +194,12 @@ def references(text: str) -> list[Reference]:
             directory = None
         previous = number
         if looks_like_path(snippet):
-            found.append(Reference("path", snippet, number, column))
+            found.append(Reference("path", snippet, number, column,
+                                   directory if not snippet.startswith(("/", "~")) else None))
             continue
-        cursor = 0
-        for command in _SEPARATORS.split(snippet):
+        cursor, line_start_directory = 0, directory
+        commands = _SEPARATORS.split(snippet)
+        for command in commands:
             start = snippet.find(command, cursor)
             cursor = start + len(command) if start >= 0 else cursor
             argv = _tokens(command)
@@ -206,8 +208,12 @@ def references(text: str) -> list[Reference]:
                 continue
             for kind, name, option in _commands(argv):
                 offset = _column(snippet, name, max(start, 0))
+                # `cd tests/integration && ./run_tests.py`: the script is looked up where the `cd` went
+                after_cd = kind == "make" or (kind == "path" and not name.startswith(("/", "~")))
                 found.append(Reference(kind, name, number, column + offset,
-                                       option if option is not None or kind != "make" else directory))
+                                       option if option is not None else directory if after_cd else None))
         if number not in fenced:
             directory = None
+        elif len(commands) > 1:
+            directory = line_start_directory  # `cd actionview && bin/test` on each line: each starts at the root
     return found

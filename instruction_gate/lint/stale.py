@@ -94,8 +94,9 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         bare = ref.name.rstrip("/")
         if bare in ctx.basenames or bare in ctx.dirs or any(d.rsplit("/", 1)[-1] == bare for d in ctx.dirs):
             return None  # a bare name found anywhere counts: prose often names files loosely
-    relative = ctx.resolve(source, ref.name)
-    from_root = ctx.resolve("", ref.name)
+    written = posixpath.join(ref.option, ref.name) if ref.option else ref.name  # after a `cd`
+    relative = ctx.resolve(source, written)
+    from_root = ctx.resolve("", written)
     if relative is None and from_root is None:
         return None  # outside the repository: not ours to check
     if any(p is not None and ctx.exists(p) for p in (relative, from_root)):
@@ -108,6 +109,8 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         return None  # `src/loc/strings.ts` of the extension: named relative to a subproject the text is about
     directory = posixpath.dirname(source)
     looked = f"{directory}/ and the repository root" if directory else "the repository root"
+    if ref.option:
+        looked += f", after `cd {ref.option}`"
     return Finding("IG002", source, ref.line, f"Referenced path `{ref.name}` does not exist (looked in {looked}).",
                    f"path:{ref.name}", ref.column + 1)
 

@@ -34,6 +34,11 @@ _SUITE_COMMENT = re.compile(r"#\s*(?:[^#]*\band\s+)?(?:run\s+)?(?:all|full|the\s
                              r"|#\s*(?:run\s+)?(?:the\s+)?(?:unit\s+)?tests?\s*$")
 
 
+#: "Match what `composer complete-check` runs:", "Mirror what CI runs:" over the block of those checks.
+_MATCH_CHECKS_LEAD = re.compile(r"^\W*(?:match|mirror|replicate|run)\s+(?:what|the\s+(?:checks|commands)\s+)\s*"
+                                r"(?:\x00\d+\x00|ci|the\s+ci(?:\s+\w+)?)\s+(?:runs|does|checks|runs\s+in\s+ci)\s*:$")
+
+
 #: "Use the standard `dotnet` commands for building, testing and restoring:" over a block of them.
 _COMMANDS_FOR = re.compile(LEAD + r"use\s+(?:the\s+)?(?:standard\s+|normal\s+|regular\s+|usual\s+|plain\s+)?"
                            r"\x00\d+\x00\s+commands?\s+(?:for|to)\s+[^:\x00]*\b(?:test|tests|testing)\b[^:\x00]*:$")
@@ -47,6 +52,8 @@ def lead_of_block(clause: str, section: str) -> str | None:
         return None
     if _TEST_LABEL_LEAD.match(low):
         return "test_command"  # "**Test all:**", "Run all tests:" over the block that does it
+    if _MATCH_CHECKS_LEAD.match(low):
+        return "run"  # "Match what `composer complete-check` runs:": the block is the checks a change must pass
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
         # "Use standard `dotnet` commands for building, testing and restoring:": the block shows the
         # program's commands for those jobs; its set-up line and its test line are the steps

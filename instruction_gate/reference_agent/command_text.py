@@ -139,7 +139,9 @@ def runs_the_suite(code: str) -> bool:
     not one test of it."""
     words = code.split()
     # `test -f go.work || go work init`: `test` as the program is the shell's file test
-    return bool(words) and words[0] not in ("test", "[") and bool(_SUITE_WORDS.intersection(words)) and \
+    # (`vendor/bin/phpunit`, `bin/test`: the runner by its name, wherever it is installed)
+    names = {w.rsplit("/", 1)[-1] for w in words}
+    return bool(words) and words[0] not in ("test", "[") and bool(_SUITE_WORDS.intersection(names)) and \
         not picks_one_test(code) and not re.search(r"&&|\|\||[|;]", code)
 
 

@@ -26,9 +26,9 @@ from instruction_gate.reference_agent.command_text import (
     is_command, is_known_program, picks_one_test, runnable_as_written, runs_the_suite,
 )
 from instruction_gate.reference_agent.phrases import (
-    ABOVE, APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_CONTRAST, BARE_DOC, BEFORE_FINISHING, CATALOGUE_LEAD, CHECKLIST,
+    ABOVE, APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_CONTRAST, BARE_DOC, BEFORE_FINISHING, DOCS_ONLY_EXCEPTION, CATALOGUE_LEAD, CHECKLIST,
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
-    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, MUST_PASS, NOT_COMMANDS, DESCRIPTIVE_START, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
+    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, MUST_PASS, NO_FINISH_WITHOUT_TESTS, NOT_COMMANDS, DESCRIPTIVE_START, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
     TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
     before_other_work, conditional, situation,
@@ -73,6 +73,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
         targets = clauses.slots_after(low, approval.end(), codes)
         kind: DirectiveKind = "approve_edit" if EDIT_VERB.search(low, approval.end()) else "approve_command"
         return [(kind, t) for t in targets]
+    if NO_FINISH_WITHOUT_TESTS.search(low):
+        return [("verify", None)]  # "DO NOT submit a PR without running the full test suite"
     if (negation := NEGATION.search(low)) and (lifted := WITHOUT_APPROVAL.search(low, negation.end())):
         # "Do not run `git push --force` without explicit approval": ask first, not never
         approve = {"forbid_command": "approve_command", "protect_path": "approve_edit"}
@@ -103,11 +105,13 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     # "Read the relevant package's docs or `README.md`": a hedge before the document leaves it to the reader
     hedged = (hedge := HEDGE.search(low)) and not SLOT_RE.search(low, 0, hedge.start()) and \
         not BARE_DOC.search(low, 0, hedge.start())
-    if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not SITUATION.search(low) and not hedged and \
+    if (READ.match(low) or INSTRUCTIONS_POINTER.match(low)) and not situation(low) and not hedged and \
             not before_other_work(low):
         docs = [c for c in clauses.slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
-        docs += documents.linked(SLOT_RE.sub(" ", clause))
-        # "[AGENTS.md](./AGENTS.md)": a link's text and its target name one document
+        # "[AGENTS.md](./AGENTS.md)", "[`TEMPLATE.md`](./.github/TEMPLATE.md)": a link's text and its target
+        # name one document, written as its text
+        named = {d.rsplit("/", 1)[-1] for d in docs}
+        docs += [d for d in documents.linked(SLOT_RE.sub(" ", clause)) if d.rsplit("/", 1)[-1] not in named]
         unique = {d.removeprefix("./"): d for d in reversed(docs)}
         if docs:
             return [("read", d) for d in reversed(unique.values())]
@@ -139,7 +143,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     opening = SLOT_RE.search(low)
     situational = situation(low)
     last = list(SLOT_RE.finditer(low))
-    trailing = bool(last) and bool(TRAILING_CONDITION.match(low[last[-1].end():]) or PART_PURPOSE.match(low[last[-1].end():]))
+    after_last = DOCS_ONLY_EXCEPTION.sub(lambda m: " " * len(m.group()), low[last[-1].end():]) if last else ""
+    trailing = bool(last) and bool(TRAILING_CONDITION.match(after_last) or PART_PURPOSE.match(after_last))
     # "Run all conformance tests with `X`": one kind of tests, not the suite
     kind_of_tests = re.search(rf"\b{KIND_OF_TESTS}\s+(?:tests?|suite|specs?)\b", low[:opening.start()] if opening else low)
     if (situational and (not opening or situational.start() < opening.start())) or OCCASIONAL.search(low) or \
@@ -225,6 +230,7 @@ def parse(text: str, source: str) -> list[Directive]:
         opening = re.match(r"^\W*`([^`\n]+)`", joined) if block.kind == "item" else None
         subject = opening.group(1).strip() if opening else None
         previous = ""
+        conditioned = carried = False  # under a condition said earlier in the item or before a ";"
         for index, (clause, codes, offset) in enumerate(clauses.located(joined)):
             number = block_lines[bisect.bisect_right(starts, offset) - 1].number
             if index == 2:
@@ -235,6 +241,15 @@ def parse(text: str, source: str) -> list[Directive]:
             if not found and not steps_aside:
                 found = _replaced_commands(previous, clause, codes)
             previous = clause
+            low = clause.lower()
+            if conditioned or carried:
+                found = []
+            # "- If you update Rust types, regenerate …. Run `cargo check` first": the item's opening condition
+            # holds for its later sentences; "Use ASan for ownership changes; follow `X`": and across a ";"
+            conditioned = conditioned or (block.kind == "item" and index == 0 and bool(SCOPED_LEAD.match(low))
+                                          and bool(conditional(low)))
+            # (not any condition: "If you do open a PR: reference the issue; run `make check`" is every change's)
+            carried = low.rstrip(" *_").endswith(";") and bool(PARTICULAR_CHANGES.search(low) or OCCASIONAL.search(low))
             above = {codes[int(m.group(1))] for m in ABOVE.finditer(clause)}
             for kind, argument in found:
                 where = number
@@ -247,7 +262,6 @@ def parse(text: str, source: str) -> list[Directive]:
             # "Set up a Go workspace first — `go.work` is local-only …:" the paragraph's imperative introduces the block
             keep = lead if block.kind == "paragraph" and joined.rstrip().endswith(":") else None
             lead = (lead_kind, readable) if lead_kind else keep
-            low = clause.lower()
             # a block introduced by a clause the grammar does not read ("Generate coverage report:") is that
             # clause's, not the section's: no set-up or test command is inferred from the heading
             aside = bool(situation(low) or OCCASIONAL.search(low)) or (
@@ -260,6 +274,8 @@ def parse(text: str, source: str) -> list[Directive]:
     return suite_steps.settle(directives)
 
 
+#: An item opening with a condition ("If you change the schema, …"): its later sentences are under it too.
+SCOPED_LEAD = re.compile(r"^\W*(?:if|when|whenever|while|once|after)\b")
 _RUN_OR_PASS = re.compile(r"\b(?:run|running|pass|passes|passing|green|execute|executing)\b")
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and
 #: "When the feature is finished:" are every change.
@@ -271,4 +287,5 @@ _WHERE_LEAD = re.compile(r"^\W*(?:from|in|inside|within|at)\s+(?:the\s+)?(?:repo
 _LINKED_CODE = re.compile(r"\[(\x00\d+\x00)\]\([^)\s]*\)")
 _TITLE_EXAMPLE = re.compile(r"\b(?:examples?|samples?|demo)\b")
 _IMPORT_LINE = re.compile(r"^\s*@[\w./~-]+\s*$")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)]|\(\d+\)|#+)\s*(?:\[[ xX]\]\s*)?")
+#: A list marker or heading hashes; a bullet needs the space after it, so "**DO NOT** …" keeps its emphasis.
+_MARKER = re.compile(r"^\s*(?:(?:[-*+]|\d+[.)]|\(\d+\))(?:\s+|$)|#+\s*)(?:\[[ xX]\]\s*)?")

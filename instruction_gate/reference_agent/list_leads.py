@@ -9,7 +9,7 @@ from instruction_gate.reference_agent import clauses
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Found
 from instruction_gate.reference_agent.command_text import is_command, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
-    APPROVE_LEAD, CODE, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
+    APPROVE_LEAD, BEFORE_FINISHING, CODE, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
 )
 
 
@@ -20,7 +20,9 @@ def list_lead(paragraph: str) -> str | None:
         if pattern.search(low):
             return kind
     if RUN_LIST_LEAD.search(low) and not conditional(low) and not situation(low):
-        return "run"  # "At a minimum, from `docs/` run:": each item that is only a command is a step
+        # "At a minimum, from `docs/` run:": each item that is only a command is a step; "… before creating
+        # a pull request:": and the suite among them is run to pass
+        return "finish" if BEFORE_FINISHING.search(low) else "run"
     return None
 
 
@@ -31,10 +33,15 @@ def led_item(lead: str | None, clause: str, codes: list[str], section: str, subj
     the path an item opens with is protected; under "**Ask first**" what an item names needs approval;
     under "**Never**" each item is a prohibition, read by `read_clause` (the clause grammar)."""
     low = clause.lower()
-    if lead == "run" and (only := re.fullmatch(r"\W*\x00(\d+)\x00\W*", low)):
+    # an item that is only a command, or a command and what it does ("`make lint` – run the linter")
+    if lead in ("run", "finish") and (only := _COMMAND_ITEM.fullmatch(low)) and \
+            not (only.group(2) and (conditional(only.group(2)) or situation(only.group(2)))):
         command = codes[int(only.group(1))]
+        if not runnable_as_written(command):
+            return None
         # the suite among the steps is the test command (settled against a named one once the file is read)
-        return [(SUITE_SHAPED if runs_the_suite(command) else "run", command)] if runnable_as_written(command) else None
+        suite = runs_the_suite(command) or bool(only.group(2) and _SUITE_WORDS.search(only.group(2)))
+        return [(SUITE_SHAPED if suite else "run", command)] + ([("verify", None)] if suite and lead == "finish" else [])
     if lead == "protect" and subject and PATH_LIKE.match(subject) and re.match(r"^\W*\x00\d+\x00", low):
         return [("protect_path", subject)]
     if lead == "approve":
@@ -49,6 +56,8 @@ def led_item(lead: str | None, clause: str, codes: list[str], section: str, subj
 
 #: A title-only paragraph naming what is forbidden: "**Strictly Forbidden Git Operations**:", "Prohibited commands:".
 _FORBIDDEN_LEAD = re.compile(r"^[\W_]*(?:[\w-]+\s+){0,3}?(?:forbidden|prohibited|banned|disallowed)(?:\s+[\w-]+){0,3}[*_\s]*:[\W_]*$")
+_COMMAND_ITEM = re.compile(r"\W*\x00(\d+)\x00\W*(?:[-–—:]\s*([^\x00]*))?")
+_SUITE_WORDS = re.compile(r"\b(?:run|execute|runs|executes)\s+(?:the\s+|all\s+)?(?:(?:full|whole|unit)\s+)?(?:tests|test\s+suite)\b")
 #: A list item's label before what it lists: "**NO force pushes**:".
 _ITEM_LABEL = re.compile(r"^[\W_]*[^\x00:]{1,60}?[*_]*:[*_\s]*(?=\x00)")
 

@@ -44,11 +44,13 @@ WITHOUT_APPROVAL = re.compile(r"\bwithout\s+(?:(?:explicit|prior|express|written
 
 TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
 FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|hand-?off|committing|you\s+commit|pushing|you\s+push|"
-              r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open)\s+(?:a|the|your)\s+(?:pull\s+request|pr)|"
+              r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open|creating|you\s+create)\s+(?:a|the|your)\s+"
+              r"(?:pull\s+request|pr)|considering\s+(?:the|your)\s+(?:work|task|change)s?\s+(?:complete|done|finished)|"
               r"presenting\s+(?:your\s+|the\s+)?(?:final\s+)?(?:changes|work|results)|finali[sz]ing|wrapping\s+up|"
               r"prompting\s+(?:for\s+input|the\s+user)|returning\s+control|handing\s+back|"
               r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
-BEFORE_FINISHING = re.compile(rf"\bbefore\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
+#: ("When submitting a PR, you must …": the time of finishing, as "before submitting" is.)
+BEFORE_FINISHING = re.compile(rf"\b(?:before|when|whenever)\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
 #: "Validate before handoff: `X`, `Y`, then `Z`": a label saying the commands after it finish every change.
 FINISHING_LABEL = re.compile(rf"^\W*(?:[\w-]+\s+){{0,3}}?before\s+{FINISHING}[*_]*:[*_\s]*(?=\x00)")
 #: "When working in this repository, run …": a lead naming every change in the project, not a situation.
@@ -65,9 +67,9 @@ SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|migh
 
 
 def situation(low: str) -> re.Match[str] | None:
-    """The first situation word of a lower-cased clause, beside a before-finishing or every-change lead
-    (blanked to spaces, so positions hold)."""
-    return SITUATION.search(_blanked(low, BEFORE_FINISHING, EVERY_CHANGE))
+    """The first situation word of a lower-cased clause, beside a before-finishing, every-change or
+    any-change lead ("When you modify code, …"; blanked to spaces, so positions hold)."""
+    return SITUATION.search(_blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, DOCS_ONLY_EXCEPTION))
 
 
 def _blanked(low: str, *patterns: re.Pattern[str]) -> str:
@@ -89,7 +91,9 @@ CONDITION = re.compile(rf"\b(?:if|when|whenever|unless|in\s+case|except)\b|{_BEF
 ANY_CHANGE = re.compile(r"\b(?:when|if|whenever|after|before)\s+(?:you\s+(?:have\s+)?)?(?:make|making|made|change|changed|changing|"
                         r"modify|modified|modifying|edit|edited|editing|touch|touched)\s+(?:any\s+)?"
                         r"(?:(?:code|source|config)(?:/(?:code|config))?(?:\s+(?:changes|files))?|files|changes)"
-                        r"(?:\s+in\s+(?:the|this)\s+repo(?:sitory)?)?(?![\w/]|\s+(?:changes|files|in|to|under|of)\b)")
+                        # ("When you modify code in any library": every part is any change)
+                        r"(?:\s+in\s+(?:the|this)\s+repo(?:sitory)?|\s+in\s+any\s+(?:library|package|module|crate|project|"
+                        r"subproject|component|part|app|service))?(?![\w/]|\s+(?:changes|files|in|to|under|of)\b)")
 #: "Never change `global.json` unless explicitly asked to": the task does not ask, so the ban holds; any
 #: other exception ("unless the build is broken") makes the prohibition conditional.
 UNLESS_ASKED = re.compile(r"\bunless\s+(?:(?:you\s+are|you're|you\s+have\s+been)\s+)?(?:explicitly\s+|specifically\s+)?"
@@ -103,8 +107,13 @@ _EVERY_START = re.compile(r"\bbefore\s+(?:starting|beginning|doing\s+anything|co
                           r"running\s+(?:the\s+|any\s+)?tests|testing)\b")
 
 
+#: "Before handoff, run `X` unless the change is documentation only": every change to code runs it.
+DOCS_ONLY_EXCEPTION = re.compile(r"\bunless\s+(?:the\s+|your\s+|a\s+)?(?:change|pr|pull\s+request|diff|patch|commit)\s+"
+                                 r"(?:is|touches)\s+(?:only\s+)?(?:documentation|docs?)(?:[\s-]only)?\b")
+
+
 def _every_change_blanked(low: str) -> str:
-    return _blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, _EVERY_START)
+    return _blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, _EVERY_START, DOCS_ONLY_EXCEPTION)
 
 
 def conditional(low: str) -> re.Match[str] | None:
@@ -119,12 +128,20 @@ def before_other_work(low: str) -> re.Match[str] | None:
 
 #: "Before making changes that touch the architecture": one kind of change, not every change.
 PARTICULAR_CHANGES = re.compile(r"\b(?:changes|work)\s+(?:that|which)\s+(?:touch|touches|affect|affects|involve|"
-                                 r"involves)\b")
+                                 r"involves)\b"
+                                 # "Run `X` before committing public API changes", "… for ownership changes": one kind
+                                 r"|\b(?:before\s+(?:committing|pushing|submitting|merging)|for)\s+"
+                                 r"(?!(?:your|the|any|all|every|each|my|our|code|source|these|those|new|local)\b)"
+                                 r"[\w-]+(?:\s+[\w-]+){0,2}?\s+changes\b")
 #: "Run `X` if adding dependencies", "Run `X` when you change the schema": a condition after the command.
 TRAILING_CONDITION = re.compile(r"^[\s,(]*(?:only\s+)?(?:if|when|whenever|unless|in\s+case)\b(?!\s+(?:you\s+are|you're)\s+"
                                  r"(?:done|finished))")
 #: Purposes and occasions that tie a command to one kind of change, wherever they stand.
-OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump)|"
+OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|reproduce|debug|list|get|see|print|bump|"
+                         r"refresh|resync|clean)|"
+                         # "Run locally with `X`", "Run it with: `X`": starting the program a section describes
+                         r"^\W*run\s+(?:it\s+|locally\s+|the\s+(?:app|application|server|binary|program|service|cli)\s+)*"
+                         r"(?<=\s)(?:with|using|via)\b|"
                          r"after\s+(?:changing|adding|modifying|updating|touching|editing|altering)\s+"
                          r"(?!(?:any\s+|your\s+|the\s+)?(?:(?:code|source)(?:\s+(?:code|files))?|files|changes)\b(?!\s+[a-z]))|"
                          r"for\s+updates|upgrad(?:e|ing)|"
@@ -133,7 +150,7 @@ OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|rep
 #: What may precede an imperative verb at the start of a clause.
 LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          r"most\s+importantly,|importantly,|above\s+all,|"
-         rf"afterwards|before\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
+         rf"afterwards|(?:before|when)\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
@@ -182,7 +199,7 @@ SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|d
 #: "Ensure all unit tests pass (`go test ./...`)": the command in parentheses is how the tests run.
 TESTS_PASS_COMMAND = re.compile(r"\btests?\b[^.\x00]{0,30}?\bpass(?:es)?\s*\(\s*(?:run\s+|with\s+|via\s+|using\s+)?"
                                 r"\x00(\d+)\x00\s*\)")
-LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+)?(?:all\s+|the\s+)?(?:tests?\s+everything|tests?|test suite)"
+LABELLED_TEST = re.compile(r"^\W*\x00(\d+)\x00\s*[-–—:]\s*(?:run\s+|execute\s+|runs\s+|executes\s+)?(?:all\s+|the\s+)?(?:tests?\s+everything|tests?|test suite)"
                            r"(?:\s+(?:with|using|via)\s+[\w.-]+)?(?:\s*\([^)]{0,60}\))?\W*$")
 _CHECKS_PASS = r"(?:ensure|make\s+sure|confirm)\s+(?:that\s+)?(?:it|they|all\s+of\s+them|each)\s+(?:pass(?:es)?|succeeds?)\b"
 #: "Tests must pass before committing", "Get your tests to pass", "Run tests after altering code".
@@ -219,6 +236,10 @@ ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|o
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
                             # "Documentation Change Verification Tiers": checks for docs changes only
                             r"|\b(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?)\b"
+                            # "Type generation for TypeScript", "Codegen": regenerating code is one kind of task
+                            r"|\b(?:generation|codegen|code-gen|regenerat\w*)\b"
+                            # "Test with Postgres", "Testing against MySQL": one configuration of the suite
+                            r"|(?:^|(?<=/ ))tests?(?:ing)?\s+(?:with|against|on|using)\s+[\w.-]+\s*$"
                             # "Adding Integrations to Test Suite": a heading naming one kind of task; its steps are that task's
                             # (not "Creating a pull request" or "Adding code": those are every change's)
                             # "Parser Changes", "API changes": the steps of one kind of change
@@ -265,7 +286,9 @@ USE_TOOL_LEAD = re.compile(LEAD + r"use\s+[*_]*[\w.+-]+[*_]*\s+(?:for|to)\s+(?:l
 PROTECT_LEAD = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(?:\w+\s+)?(?:edit|modify|change|touch)\s+"
                           r"(?:these|the\s+following|following)\b(?:[^:]*:|\s+(?:files\s+)?(?:directly|manually|by\s+hand)?\s*\.)\s*$")
 #: "At a minimum, from `docs/` run:", "Before committing, run the following:": the list below is the steps.
-RUN_LIST_LEAD = re.compile(r"\brun(?:\s+(?:these|the\s+following|all\s+of\s+these|each\s+of\s+these))?(?:\s+(?:commands|checks))?\s*:\s*$")
+RUN_LIST_LEAD = re.compile(r"\brun(?:\s+(?:these|the\s+following|all\s+of\s+these|each\s+of\s+these))?(?:\s+(?:commands|checks))?"
+                           # "… run the following commands in that library's directory before creating a pull request:"
+                           rf"(?:\s+(?:in|from)\s+[^:,]{{1,40}}?)?(?:\s+before\s+{FINISHING}[^:,]{{0,30}})?\s*:\s*$")
 APPROVE_LEAD = re.compile(r"^\W*(?:ask\s+(?:first|before)|ask\s+(?:for\s+)?(?:approval|permission)\s+(?:first|before)|"
                           r"requires?\s+approval|needs?\s+approval)\W*$")
 NEVER_LEAD = re.compile(r"^\W*(?:never|do\s+not|don'?t)\W*$")
@@ -276,3 +299,8 @@ NOT_COMMANDS = re.compile(r"^[\s,]*(?:but\s+)?not\s+(?:with\s+|using\s+|running\
 DESCRIPTIVE_START = re.compile(r"^\W*(?:the|this|these|that|those|it|its|we|our|a|an|they|there|each|every|all|"
                                r"some|most|which|who|you|one)\b")
 CONTRAST = re.compile(r"\x00\d+\x00\s*(?:\(\s*not|,?\s*not|rather\s+than|instead\s+of)\s+(?:using\s+|running\s+)?\x00(\d+)\x00")
+
+#: "DO NOT submit a PR without running the full test suite": the tests must run before finishing.
+NO_FINISH_WITHOUT_TESTS = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(?:submit|open|push|commit|create|send|"
+                                     r"merge|finish|hand\s+off)\b[^.]{0,40}?\bwithout\s+(?:first\s+)?(?:running|passing)\s+"
+                                     r"(?:the\s+|all\s+|your\s+)?(?:full\s+|whole\s+|entire\s+)?(?:unit\s+)?(?:tests?|test\s+suite|suite)\b")

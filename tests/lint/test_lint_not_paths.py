@@ -133,3 +133,27 @@ def test_a_path_in_another_system_is_not_stale(tmp_path, text):
 def test_a_path_of_this_tree_after_a_capitalised_name_is_still_checked(tmp_path):
     text = "Fix it in Core (`src/core/gone.py`) first.\n"  # `src/` is here: this repository's place
     assert _missing(tmp_path, text) == ["src/core/gone.py"]
+
+
+@pytest.mark.parametrize("text", [
+    # kept out of git by the sentence itself: absent from the tree by design
+    "- Keep local artifacts out of git. Do not commit `.venv/`, `.cache/` or `out/` under `tests/e2e`.\n",
+    "- `build/output/` is git-ignored.\n",
+    # names any directory may carry, not one path
+    "- `Fixture/`, `Source/`, `Golden/` directories are skipped by the linters.\n",
+])
+def test_paths_kept_out_of_git_or_named_as_kinds_of_directory_are_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
+
+
+def test_a_path_after_cd_is_looked_up_below_that_directory(tmp_path):
+    extra = {"tests/e2e/run.py": "", "tests/e2e/setup.sh": ""}
+    text = "```sh\ncd tests/e2e && ./setup.sh && ./run.py\n```\n\n- `cd tests/e2e && ./run.py --list`\n"
+    assert _missing(tmp_path, text, **extra) == []
+    # each `cd x && …` line starts again at the root; a script missing below the directory is reported
+    text = "```sh\ncd tests/e2e && ./run.py\ncd tests/e2e && ./gone.py\n```\n"
+    found = findings(tmp_path / "again", {"AGENTS.md": text, **extra}, "IG002")
+    assert [f.message for f in found] == [
+        "Referenced path `./gone.py` does not exist (looked in the repository root, after `cd tests/e2e`)."]
+    # a `cd` on its own line holds for the lines under it
+    assert _missing(tmp_path / "own", "```sh\ncd tests/e2e\n./run.py\n```\n", **extra) == []

@@ -60,3 +60,32 @@ def test_a_forbidden_operations_label_bans_the_commands_its_items_list():
             "- **NO history rewrites**: `git reset --hard`\n- **NO author overrides**: Always use the default user\n")
     assert kinds(text) == [("forbid_command", "git push --force"), ("forbid_command", "git push -f"),
                            ("forbid_command", "git reset --hard")]
+
+
+def test_a_list_of_commands_before_creating_a_pull_request_in_any_part_is_every_change():
+    text = ("When you modify code in any package, run the following commands in that package's directory before "
+            "creating a pull request:\n\n- `make format` – run code formatters\n- `make lint` – run the linter\n"
+            "- `make test` – execute the test suite\n- `make bench` – for benchmarks only\n")
+    assert kinds(text) == [("run", "make format"), ("run", "make lint"), ("test_command", "make test"), ("verify", None)]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("7. Run `make precommit` each time before considering the work complete.\n", [("run", "make precommit")]),
+    ("When submitting a PR, you **MUST** read [`TEMPLATE.md`](./.github/TEMPLATE.md) and fill it out.\n",
+     [("read", "TEMPLATE.md")]),  # the link's text and target are one document
+    ("**DO NOT** submit a PR without running the full test suite.\n", [("verify", None)]),
+    ("Before handoff, run `scripts/verify.sh` unless the change is documentation only.\n",
+     [("run", "scripts/verify.sh")]),
+    ("## Quality gates\n\nMatch what `composer check-all` runs:\n\n```bash\ncomposer cs   # read-only\n"
+     "vendor/bin/phpunit\n```\n", [("run", "composer cs"), ("test_command", "vendor/bin/phpunit")]),
+])
+def test_finishing_forms_of_the_eighth_batch(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "Before handoff, run `scripts/verify.sh` unless the build is broken.\n",  # another exception: conditional
+    "When you modify code in `libs/core`, run `make lint`.\n",  # one part, not any
+])
+def test_exceptions_and_parts_other_than_any_change_stay_conditions(text):
+    assert kinds(text) == []

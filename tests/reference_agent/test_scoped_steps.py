@@ -52,3 +52,40 @@ def test_a_table_of_required_gates_gives_its_rows():
 def test_a_table_without_words_requiring_it_gives_nothing():
     text = "| Task | Command |\n|---|---|\n| Tests | `go test ./...` |\n| Docs | `make docs` |\n"
     assert kinds(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "- Run locally with `./build/bin/app -c conf/app.conf`\n",  # starting the program, not a check
+    "- **Linter**: static analysis\n  - Run it with: `./gradlew lint`\n",
+    "- Run `./gradlew apiCheck` before committing public API changes\n",  # one kind of change
+    "Run `tool list` to see the plugins; run `tool update` to refresh.\n",
+    # an item opening with a condition: its later sentences are under it
+    "- If you change the schema, regenerate with `make gen`. Run `make check` first to catch errors.\n",
+    # a purpose before ";" holds for the clause after it
+    "- Use Valgrind for ownership changes; follow `docs/memory.md`.\n",
+    "## Code generation\n\n- Remember to run `pnpm typecheck` to make sure the types agree.\n",
+    "## Running tests\n\n#### Test with MySQL\n```bash\n./gradlew test_mysql\n```\n",
+])
+def test_occasions_said_around_the_command_give_no_step(text):
+    assert kinds(text) == []
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a condition every submitted change meets carries nothing across the ";"
+    ("If you do open a PR: reference the issue; run `make check` and report results.\n", [("run", "make check")]),
+    ("- Before committing your changes, run `make lint`.\n", [("run", "make lint")]),
+    ("- Run the tests with `make test`.\n", [("test_command", "make test")]),
+    ("## Running tests\n\n#### Quick test\n```bash\n./gradlew test\n```\n", [("test_command", "./gradlew test")]),
+])
+def test_every_change_forms_keep_their_step(text, expected):
+    assert kinds(text) == expected
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("- Don't modify `phpstan.neon` ignore lists or `ecs.php` skip lists to silence a warning.\n", []),
+    ("- Don't touch files under `config/` with code-style rewrites.\n", []),  # one manner of editing
+    ("- Never edit `uv.lock` manually.\n", [("protect_path", "uv.lock")]),
+    ("- Do not modify `CHANGELOG.md` in PRs.\n", [("protect_path", "CHANGELOG.md")]),
+])
+def test_a_way_or_manner_of_editing_protects_no_path(text, expected):
+    assert kinds(text) == expected

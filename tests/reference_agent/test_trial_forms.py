@@ -84,6 +84,9 @@ def test_checks_one_kind_of_change_must_pass_are_not_run():
     ("- Do not commit `src/pyfabric/_version.py`.\n", [("protect_path", "src/pyfabric/_version.py")]),
     ("- Never commit `.env.local` or `secrets/*.json`.\n", [("protect_path", ".env.local"), ("protect_path", "secrets/*.json")]),
     ("- Never commit directly to `main`.\n", []),  # a branch, not a path
+    # directories of tool output, and the place they are in: the project's own commands fill them
+    ("- Do not commit `.venv/`, `.cache/`, `out/`, or `__pycache__/` under `tests/e2e`.\n", []),
+    ("- Never commit `coverage.xml` or `htmlcov/` in `reports/`.\n", [("protect_path", "coverage.xml")]),
 ])
 def test_a_file_never_to_commit_is_protected(text, expected):
     assert kinds(text) == expected
@@ -98,6 +101,14 @@ def test_a_file_never_to_commit_is_protected(text, expected):
 ])
 def test_commands_an_order_replaces_are_banned(text, expected):
     assert kinds(text) == expected
+
+
+@pytest.mark.parametrize("text", [
+    "- No redundant `try`/`except` - don't catch errors already handled up the call stack.\n",
+    "- Do not duplicate logic you could call make for.\n",
+])
+def test_a_verb_far_from_the_negation_bans_no_bare_program(text):
+    assert kinds(text) == []
 
 
 def test_a_block_line_commented_as_the_tests_is_the_test_command():
