@@ -104,10 +104,17 @@ _NEEDS_ARGUMENTS = frozenset({
 })
 
 
+#: Plugins of a program that, named with no subcommand of their own, print help (`cargo nextest` needs `run`).
+_NEEDS_A_SUBCOMMAND = frozenset({("cargo", "nextest"), ("cargo", "insta"), ("cargo", "hack"), ("go", "tool"),
+                                 ("dotnet", "tool"), ("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run"),
+                                 ("uv", "run"), ("poetry", "run"), ("hatch", "run"), ("pdm", "run")})
+
+
 def names_a_tool_only(code: str) -> bool:
-    """A bare program name with nothing after it that, run so, does not do the job (`gofmt`, `ruff`)."""
+    """A bare program name with nothing after it that, run so, does not do the job (`gofmt`, `ruff`),
+    or a plugin or runner named without the subcommand it needs (`cargo nextest`, `uv run`)."""
     tokens = code.split()
-    return len(tokens) == 1 and tokens[0] in _NEEDS_ARGUMENTS
+    return (len(tokens) == 1 and tokens[0] in _NEEDS_ARGUMENTS) or (len(tokens) == 2 and tuple(tokens) in _NEEDS_A_SUBCOMMAND)
 
 
 def is_known_program(word: str) -> bool:

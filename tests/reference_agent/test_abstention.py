@@ -40,13 +40,14 @@ def test_a_condition_on_one_part_of_the_tree_is_a_situation():
     assert kinds("- Run `make proto` when making code changes in `api/`.\n") == []
 
 
-@pytest.mark.parametrize("tool", ["gofmt", "prettier", "ruff", "cargo", "python", "eslint"])
+@pytest.mark.parametrize("tool", ["gofmt", "prettier", "ruff", "cargo", "python", "eslint", "cargo nextest", "uv run"])
 def test_a_tool_named_alone_is_not_a_command(tool):
     assert kinds(f"- Use `{tool}` to format code.\n") == []
     assert kinds(f"- Always run `{tool}` before committing.\n") == []
+    assert kinds(f"- Run tests with `{tool}`.\n") == []
 
 
-@pytest.mark.parametrize("tool", ["make", "tox", "tsc"])
+@pytest.mark.parametrize("tool", ["make", "tox", "tsc", "cargo nextest run", "uv run mypy src"])
 def test_a_tool_that_works_alone_is_still_run(tool):
     assert kinds(f"- Always run `{tool}` before committing.\n") == [("run", tool)]
     # the test runner alone is the test suite
