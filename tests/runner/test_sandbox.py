@@ -164,7 +164,9 @@ def test_without_the_sandbox_the_same_attack_works(git_repo, tmp_path):
     adapter = hostile_adapter(tmp_path, git_repo, marker)
     out = tmp_path / "out"
     try:
-        evaluate(git_repo, base, candidate, out, adapter, "--temp-dir", str(tmp_path), "--unisolated")
+        result = evaluate(git_repo, base, candidate, out, adapter, "--temp-dir", str(tmp_path), "--unisolated")
+        # (the records say why when a run could not be made; the runner's own output says the rest)
+        assert (out / "t1" / "repeat-0" / "candidate" / "run.json").is_file(), (result.returncode, result.stderr[-3000:])
         attacker = record(out, "t1", 0, "candidate")
         assert ".github/workflows/planted.yml" in attacker["edited_files"]
         assert "forbidden_file_edited" in attacker["hard_failures"]
