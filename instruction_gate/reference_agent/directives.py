@@ -28,7 +28,7 @@ from instruction_gate.reference_agent.command_text import (
 from instruction_gate.reference_agent.phrases import (
     ABOVE, APPLIES_TOO, APPROVAL, ASIDE_SECTION, BARE_CONTRAST, BARE_DOC, BEFORE_FINISHING, DOCS_ONLY_EXCEPTION, CATALOGUE_LEAD, CHECKLIST,
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
-    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, MUST_PASS, NO_FINISH_WITHOUT_TESTS, NOT_COMMANDS, DESCRIPTIVE_START, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
+    INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, MUST_PASS, OTHER_PURPOSE, NO_FINISH_WITHOUT_TESTS, NOT_COMMANDS, DESCRIPTIVE_START, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
     TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
     before_other_work, conditional, situation,
@@ -144,7 +144,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     situational = situation(low)
     last = list(SLOT_RE.finditer(low))
     after_last = DOCS_ONLY_EXCEPTION.sub(lambda m: " " * len(m.group()), low[last[-1].end():]) if last else ""
-    trailing = bool(last) and bool(TRAILING_CONDITION.match(after_last) or PART_PURPOSE.match(after_last))
+    trailing = bool(last) and bool(TRAILING_CONDITION.match(after_last) or PART_PURPOSE.match(after_last) or
+                                   OTHER_PURPOSE.match(after_last))
     # "Run all conformance tests with `X`": one kind of tests, not the suite
     kind_of_tests = re.search(rf"\b{KIND_OF_TESTS}\s+(?:tests?|suite|specs?)\b", low[:opening.start()] if opening else low)
     if (situational and (not opening or situational.start() < opening.start())) or OCCASIONAL.search(low) or \

@@ -304,3 +304,10 @@ CONTRAST = re.compile(r"\x00\d+\x00\s*(?:\(\s*not|,?\s*not|rather\s+than|instead
 NO_FINISH_WITHOUT_TESTS = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(?:submit|open|push|commit|create|send|"
                                      r"merge|finish|hand\s+off)\b[^.]{0,40}?\bwithout\s+(?:first\s+)?(?:running|passing)\s+"
                                      r"(?:the\s+|all\s+|your\s+)?(?:full\s+|whole\s+|entire\s+)?(?:unit\s+)?(?:tests?|test\s+suite|suite)\b")
+
+#: After the command, a purpose that is no check of the change ("Run `X` to refresh", "… to mark the release"):
+#: a command for that need, not a step. Checks, fixes and set-up keep the step ("to verify", "to catch
+#: errors", "to format", "to install dependencies").
+OTHER_PURPOSE = re.compile(r"^[^.\x00]{0,24}?\bto\s+(?!(?:verify|ensure|catch|validate|check|lint|format|fix|run|make\s+sure|"
+                           r"confirm|test|type-?check|keep|apply|automatically|also|auto-?fix|install|set\s+up|"
+                           r"sync|bootstrap|prepare|be\s+sure|compile|build)\b)[a-z]+")

@@ -65,6 +65,8 @@ def test_a_table_without_words_requiring_it_gives_nothing():
     "- Use Valgrind for ownership changes; follow `docs/memory.md`.\n",
     "## Code generation\n\n- Remember to run `pnpm typecheck` to make sure the types agree.\n",
     "## Running tests\n\n#### Test with MySQL\n```bash\n./gradlew test_mysql\n```\n",
+    "- Run `tool labels` to mark the stale issues.\n",  # a purpose that checks nothing of the change
+    "- Always run `./x combine` to combine the reports.\n",
 ])
 def test_occasions_said_around_the_command_give_no_step(text):
     assert kinds(text) == []
@@ -75,6 +77,8 @@ def test_occasions_said_around_the_command_give_no_step(text):
     ("If you do open a PR: reference the issue; run `make check` and report results.\n", [("run", "make check")]),
     ("- Before committing your changes, run `make lint`.\n", [("run", "make lint")]),
     ("- Run the tests with `make test`.\n", [("test_command", "make test")]),
+    ("- Run `make lint` to catch errors before pushing.\n", [("run", "make lint")]),  # a check's purpose
+    ("- Run `npm ci` to install dependencies.\n", [("run", "npm ci")]),
     ("## Running tests\n\n#### Quick test\n```bash\n./gradlew test\n```\n", [("test_command", "./gradlew test")]),
 ])
 def test_every_change_forms_keep_their_step(text, expected):
