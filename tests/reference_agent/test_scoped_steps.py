@@ -79,6 +79,8 @@ def test_occasions_said_around_the_command_give_no_step(text):
     ("- Run the tests with `make test`.\n", [("test_command", "make test")]),
     ("- Run `make lint` to catch errors before pushing.\n", [("run", "make lint")]),  # a check's purpose
     ("- Run `npm ci` to install dependencies.\n", [("run", "npm ci")]),
+    # the purpose is the first "to" after the command, not a later one ("to apply it to the database")
+    ("- Then run `make migrate` to apply it to the database.\n", [("run", "make migrate")]),
     ("## Running tests\n\n#### Quick test\n```bash\n./gradlew test\n```\n", [("test_command", "./gradlew test")]),
 ])
 def test_every_change_forms_keep_their_step(text, expected):
