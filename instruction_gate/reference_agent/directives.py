@@ -118,7 +118,8 @@ def _parse_clause(clause: str, codes: list[str], section: str = "", subject: str
     finishing = bool(BEFORE_FINISHING.search(low)) or bool(CHECKLIST.search(section))
     # "Before handoff, verify that the patch … tests the required behavior": tests named as what the patch
     # does are no order to run them; before finishing, the tests must be run or pass
-    verify = bool(VERIFY.search(low)) or (bool(BEFORE_FINISHING.search(low)) and bool(TESTS.search(low))
+    # ("Refactor X" → "Ensure tests pass before and after": a quoted example of a goal, not an order)
+    verify = bool(VERIFY.search(_QUOTED.sub(" ", low))) or (bool(BEFORE_FINISHING.search(low)) and bool(TESTS.search(low))
                                           and bool(_RUN_OR_PASS.search(low)))
     commands, runs_tests = _commands(low, codes, finishing)
     title = section.rsplit(" / ", 1)[-1]
@@ -277,6 +278,7 @@ def parse(text: str, source: str) -> list[Directive]:
 
 #: An item opening with a condition ("If you change the schema, …"): its later sentences are under it too.
 SCOPED_LEAD = re.compile(r"^\W*(?:if|when|whenever|while|once|after)\b")
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 _RUN_OR_PASS = re.compile(r"\b(?:run|running|pass|passes|passing|green|execute|executing)\b")
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and
 #: "When the feature is finished:" are every change.

@@ -309,5 +309,5 @@ NO_FINISH_WITHOUT_TESTS = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(
 #: a command for that need, not a step. Checks, fixes and set-up keep the step ("to verify", "to catch
 #: errors", "to format", "to install dependencies").
 OTHER_PURPOSE = re.compile(r"^(?:(?!\bto\b)[^.\x00]){0,24}\bto\s+(?!(?:verify|ensure|catch|validate|check|lint|format|fix|run|make\s+sure|"
-                           r"confirm|test|type-?check|keep|apply|automatically|also|auto-?fix|install|set\s+up|"
+                           r"confirm|test|type-?check|keep|apply|automatically|also|auto-?fix|auto-?format|install|set\s+up|"
                            r"sync|bootstrap|prepare|be\s+sure|compile|build)\b)[a-z]+")

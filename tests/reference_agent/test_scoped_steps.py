@@ -67,6 +67,7 @@ def test_a_table_without_words_requiring_it_gives_nothing():
     "## Running tests\n\n#### Test with MySQL\n```bash\n./gradlew test_mysql\n```\n",
     "- Run `tool labels` to mark the stale issues.\n",  # a purpose that checks nothing of the change
     "- Always run `./x combine` to combine the reports.\n",
+    '- "Refactor X" → "Ensure tests pass before and after"\n',  # a quoted example of a goal
 ])
 def test_occasions_said_around_the_command_give_no_step(text):
     assert kinds(text) == []
@@ -79,6 +80,7 @@ def test_occasions_said_around_the_command_give_no_step(text):
     ("- Run the tests with `make test`.\n", [("test_command", "make test")]),
     ("- Run `make lint` to catch errors before pushing.\n", [("run", "make lint")]),  # a check's purpose
     ("- Run `npm ci` to install dependencies.\n", [("run", "npm ci")]),
+    ("- Run `pnpm format` to auto-format the entire repo.\n", [("run", "pnpm format")]),
     # the purpose is the first "to" after the command, not a later one ("to apply it to the database")
     ("- Then run `make migrate` to apply it to the database.\n", [("run", "make migrate")]),
     ("## Running tests\n\n#### Quick test\n```bash\n./gradlew test\n```\n", [("test_command", "./gradlew test")]),
