@@ -39,7 +39,10 @@ __all__ = ["Directive", "DirectiveKind", "is_command", "parse"]
 
 def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], bool]:
     """Commands the clause orders run, and whether they run the tests."""
-    if match := TEST_LABEL.match(low) or LABELLED_TEST.match(low) or TESTS_PASS_COMMAND.search(low):
+    # "**Test**: `task test` or `go test ./...` (run single test: `go test ./x -run T`)": the label names
+    # the suite; the aside after it, one test's variant
+    labelled = _VARIANT_ASIDE.sub("", low)
+    if match := TEST_LABEL.match(labelled) or LABELLED_TEST.match(labelled) or TESTS_PASS_COMMAND.search(low):
         return [codes[int(match.group(1))]], True
     if match := SETUP_LABEL.match(low):
         return [codes[int(match.group(1))]], False
@@ -278,6 +281,8 @@ def parse(text: str, source: str) -> list[Directive]:
 
 #: An item opening with a condition ("If you change the schema, …"): its later sentences are under it too.
 SCOPED_LEAD = re.compile(r"^\W*(?:if|when|whenever|while|once|after)\b")
+_VARIANT_ASIDE = re.compile(r"\s*\((?:e\.g\.,?\s+|to\s+)?(?:run\s+)?(?:a\s+)?(?:single|one|specific|individual)\s+"
+                            r"(?:tests?|files?|packages?|specs?)\b[^()]*\)\W*$")
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”')
 _RUN_OR_PASS = re.compile(r"\b(?:run|running|pass|passes|passing|green|execute|executing)\b")
 #: "When preparing a PR description:": the list after it is for that occasion; "When modifying code:" and

@@ -89,3 +89,9 @@ def test_finishing_forms_of_the_eighth_batch(text, expected):
 ])
 def test_exceptions_and_parts_other_than_any_change_stay_conditions(text):
     assert kinds(text) == []
+
+
+def test_a_test_label_keeps_its_suite_before_an_aside_naming_one_test():
+    text = "- **Test**: `task test` or `go test ./...` (run single test:\n  `go test ./internal/x -run TestY`)\n"
+    assert kinds(text) == [("test_command", "task test")]
+    assert kinds("- **Test**: `task test` (only on Linux)\n") == []  # a situation is no aside
