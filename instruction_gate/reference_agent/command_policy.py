@@ -28,7 +28,7 @@ from instruction_gate.reference_agent.program_rules import CLUSTERS, CODE_URL, R
 INSTRUCTION_FILE_GLOBS = ("AGENTS*.md", "CLAUDE*.md", "GEMINI*.md", "*.override.md", "CONTEXT.md")
 #: Concrete names a glob argument is tried against (`*.md`, `A?ENTS.md`, `[AC]*`).
 _KNOWN_NAMES = frozenset({*names_of("all", LoadSettings()), "AGENTS.override.md", "GEMINI.md"})
-_PROGRAMS = {"python", "python3", "pytest", "make", "git", "npm", "pnpm", "yarn", "bun", "node", "ruff", "mypy",
+_PROGRAMS = {"python", "python3", "pytest", "make", "git", "npm", "pnpm", "yarn", "bun", "node", "ruff", "mypy", "pyright",
              "tox", "cargo", "go", "ls", "cat", "echo", "true", "false", "just", "nox",
              *runners.SUBCOMMANDS, *build_tools.ALLOWED}
 #: Programs whose `@word` arguments are names (npm scopes, git revisions), not argument files.
@@ -105,6 +105,8 @@ def _bun_run_target(argv: list[str]) -> str | None:
 def _argument_refusal(family: str, arg: str, repo_root: Path, cwd: Path, extra_names: frozenset[str],
                       temp_output: bool = False) -> str | None:
     if any(is_option(arg, option) for option in REFUSED.get(family, ())):
+        if family == "pyright":  # a checker's refused options write files, run an interpreter or never end
+            return f"{arg} would write files, run another interpreter or never end"
         return f"{arg} would run code that is not the project's"
     if family == "make" and arg.startswith("-") and not arg.startswith("--") and any(f in CLUSTERS["make"] for f in arg[1:]):
         return f"{arg} would read a makefile or code from elsewhere"

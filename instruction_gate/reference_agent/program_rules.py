@@ -35,6 +35,9 @@ REFUSED = {
     "node": ("--eval", "--print", "--require", "--import", "--loader", "--experimental-loader",
              "--inspect", "--inspect-brk", "--inspect-wait", "--inspect-port"),
     "make": ("--file", "--makefile", "--eval"),
+    # a static checker: --pythonpath runs the interpreter it names, --createstub/--writebaseline write
+    # files, --watch never ends
+    "pyright": ("--pythonpath", "--createstub", "--writebaseline", "--watch", "-w"),
     "tox": ("-x", "--override", "--installpkg", "-c", "--conf"),
     # -c/--config-file pick another ini, -o sets one inline, --rootdir moves where it is looked
     # for, -p loads a plugin by name, --doctest-glob runs text files (instruction files) as doctests.

