@@ -34,6 +34,7 @@ _SUITE_COMMENT = re.compile(r"#\s*(?:[^#]*\band\s+)?(?:run\s+)?(?:all|full|the\s
                              r"|#\s*(?:run\s+)?(?:the\s+)?(?:unit\s+)?tests?\s*$")
 
 
+_SETUP_LABEL_LEAD = re.compile(r"^[\W_]*(?:setup|set\s+up|installation|install|getting\s+started|development\s+setup)[\s*_]*:[\s*_]*$")
 #: "Match what `composer complete-check` runs:", "Mirror what CI runs:" over the block of those checks.
 _MATCH_CHECKS_LEAD = re.compile(r"^\W*(?:match|mirror|replicate|run)\s+(?:what|the\s+(?:checks|commands)\s+)\s*"
                                 r"(?:\x00\d+\x00|ci|the\s+ci(?:\s+\w+)?)\s+(?:runs|does|checks|runs\s+in\s+ci)\s*:$")
@@ -52,6 +53,8 @@ def lead_of_block(clause: str, section: str) -> str | None:
         return None
     if _TEST_LABEL_LEAD.match(low):
         return "test_command"  # "**Test all:**", "Run all tests:" over the block that does it
+    if _SETUP_LABEL_LEAD.match(low):
+        return "install"  # "**Setup:**" over a block: a set-up heading written as a label
     if _MATCH_CHECKS_LEAD.match(low):
         return "run"  # "Match what `composer complete-check` runs:": the block is the checks a change must pass
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):

@@ -95,3 +95,8 @@ def test_a_test_label_keeps_its_suite_before_an_aside_naming_one_test():
     text = "- **Test**: `task test` or `go test ./...` (run single test:\n  `go test ./internal/x -run TestY`)\n"
     assert kinds(text) == [("test_command", "task test")]
     assert kinds("- **Test**: `task test` (only on Linux)\n") == []  # a situation is no aside
+
+
+def test_a_setup_label_over_a_block_gives_its_installing_lines():
+    text = "**Setup:**\n```bash\nuv venv --python 3.11\nsource .venv/bin/activate\nuv sync\n```\n"
+    assert kinds(text) == [("run", "uv sync")]
