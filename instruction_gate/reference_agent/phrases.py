@@ -43,12 +43,15 @@ WITHOUT_APPROVAL = re.compile(r"\bwithout\s+(?:(?:explicit|prior|express|written
                               r"(?:approval|permission|confirmation|consent|sign-?off|asking)\b")
 
 TESTS = re.compile(r"\b(?:tests?|test suite|testing|specs?)\b")
+#: The words that say a piece of work is over ("marking work ready", "calling it done", "ready for review").
+_DONE = r"(?:done|ready(?:\s+for\s+review)?|complete|completed|finished)\b"
 FINISHING = (r"(?:finishing|you\s+finish|handing\s+(?:off|over)|hand-?off|committing|you\s+commit|pushing|you\s+push|"
               r"submitting|you\s+are\s+done|you're\s+done|(?:opening|you\s+open|creating|you\s+create)\s+(?:a|the|your)\s+"
-              r"(?:pull\s+request|pr)|considering\s+(?:the|your)\s+(?:work|task|change)s?\s+(?:complete|done|finished)|"
+              r"(?:pull\s+request|pr)|"
               r"presenting\s+(?:your\s+|the\s+)?(?:final\s+)?(?:changes|work|results)|finali[sz]ing|wrapping\s+up|"
               r"prompting\s+(?:for\s+input|the\s+user)|returning\s+control|handing\s+back|"
-              r"declaring\s+(?:the\s+task\s+)?done|completing\s+(?:a|the|any)\s+task|marking\s+\w+\s+(?:as\s+)?done)")
+              rf"(?:declaring|marking|calling|considering)\s+(?:[\w-]+\s+){{0,2}}?(?:as\s+)?{_DONE}|"
+              r"completing\s+(?:a|the|any)\s+task|(?:requesting|asking\s+for)\s+(?:a\s+)?review)")
 #: ("When submitting a PR, you must …": the time of finishing, as "before submitting" is.)
 BEFORE_FINISHING = re.compile(rf"\b(?:before|when|whenever)\s+{FINISHING}|\bwhen\s+(?:you\s+are|you're)\s+(?:done|finished)\b")
 #: "Validate before handoff: `X`, `Y`, then `Z`": a label saying the commands after it finish every change.

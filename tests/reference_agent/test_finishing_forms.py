@@ -83,6 +83,16 @@ def test_finishing_forms_of_the_eighth_batch(text, expected):
     assert kinds(text) == expected
 
 
+@pytest.mark.parametrize("time", ["before marking work ready", "before marking the task as complete",
+                                  "before calling it done", "before requesting review",
+                                  "before marking the PR ready for review"])
+def test_the_words_that_say_work_is_over_are_the_time_of_finishing(time):
+    text = f"Run `make format`, `make typecheck`, and `make tests` {time}.\n"
+    assert kinds(text) == [("test_command", "make tests"), ("run", "make format"), ("run", "make typecheck"),
+                           ("verify", None)]
+    assert kinds("Run `make docs` before marking a release as published.\n") == []  # one kind of work
+
+
 @pytest.mark.parametrize("text", [
     "Before handoff, run `scripts/verify.sh` unless the build is broken.\n",  # another exception: conditional
     "When you modify code in `libs/core`, run `make lint`.\n",  # one part, not any
