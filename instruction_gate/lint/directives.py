@@ -15,11 +15,12 @@ _POSITIVE = r"always|must|make sure to|be sure to|should|be required to"
 _DIRECTIVE = re.compile(rf"(?<![A-Za-z0-9])(?:(?P<neg>{_NEGATIVE})|(?P<pos>{_POSITIVE}))[*_]*:?[*_]*\s+[*_]*"
                         rf"(?P<action>.+?)(?=[.;!?](?:\s|$)|$)", re.IGNORECASE)
 #: Verbs that open an imperative rule ("Run `make test` before committing."): a positive directive
-#: without a marker word. A closed list, so that descriptions ("Tests live in tests/") never count.
+#: without a marker word. A closed list, so that descriptions ("Tests live in tests/") never count;
+#: a verb with a colon after it is a label over a command ("Format: `ruff format .`"), no rule.
 _IMPERATIVE_VERBS = ("run|use|execute|call|commit|push|install|update|add|write|edit|modify|delete|remove|create|"
                      "keep|prefer|format|build|deploy|merge|rebase|squash|sign|check|verify|follow|put|place|store|"
                      "import|document|bump|pin|tag|release|rename|regenerate|start|stop|restart|invoke|open|close")
-_IMPERATIVE = re.compile(rf"(?:^|(?<=[.;!?]\s))\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<action>(?:{_IMPERATIVE_VERBS})\b.+?)"
+_IMPERATIVE = re.compile(rf"(?:^|(?<=[.;!?]\s))\s*(?:[-*+]\s+|\d+[.)]\s+)?(?P<action>(?:{_IMPERATIVE_VERBS})\b(?![*_]*:).+?)"
                          rf"(?=[.;!?](?:\s|$)|$)", re.IGNORECASE)
 _WORD = re.compile(r"[\w\-./@:+]+")
 _STOP = frozenset("a an the to you your please all any every just also ever use of for".split())

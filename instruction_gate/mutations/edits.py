@@ -89,6 +89,14 @@ def _line(text: str, number: int) -> str:
 
 
 _OPPOSITE = {True: "Never", False: "Always"}
+#: "Avoid adding new `# noqa` comments": a rule about a gerund, whose opposite "Always adding …" is
+#: no sentence; "Prefer adding …" is, and says the opposite.
+_GERUND_OPPOSITE = {True: "Avoid", False: "Prefer"}
+_GERUND = re.compile(r"[a-z]{2,}ing\b")
+
+
+def _opposite(positive: bool, action: str) -> str:
+    return (_GERUND_OPPOSITE if _GERUND.match(action) else _OPPOSITE)[positive]
 
 
 def contradiction(files: Files) -> Iterator[Mutant]:
@@ -116,7 +124,7 @@ def contradiction(files: Files) -> Iterator[Mutant]:
                 continue
             marker = _ITEM_MARKER.match(lines[block.line - 1].text) if block.kind == "item" else None
             action = action[:1].lower() + action[1:]  # an imperative's verb follows the new marker word
-            inserted = f"{marker.group(1) if marker else ''}{_OPPOSITE[directive.positive]} {action}.\n"
+            inserted = f"{marker.group(1) if marker else ''}{_opposite(directive.positive, action)} {action}.\n"
             at = block.end
             mutated = text[:at] + ("" if at == 0 or text[at - 1] == "\n" else "\n") + inserted + text[at:]
             yield Mutant(f"contradiction:{path}:{directive.line}:{directive.column}", "contradiction",

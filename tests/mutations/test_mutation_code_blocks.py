@@ -149,10 +149,19 @@ def test_no_operator_mutant_empties_a_file():
     ("- Say \"never give up\" to yourself.\n", "give up"),
     ("- Always run these:\n", "run these"),
     ("- Always run `make lint` and `make test\n", "make lint"),
+    ("Renaming a public API is a decision a maintainer makes, and should generally be\navoided.\n", "avoided"),
+    ("- ONLY use uv, NEVER pip\n", "pip"),
+    ("- `# pragma: no cover` means the line is never executed.\n", "executed"),
+    ("- Public APIs must always have docstrings.\n", "docstrings"),
+    ("- Format: `uv run ruff format .`\n", "ruff format"),
+    ("- Commit messages should be concise.\n", "concise"),
+    ("- Release notes and tags remain owned by the release workflow.\n", "owned"),
+    ("Mark it `strict-no-cover`. Use for lines covered on one platform only.\n", "lines covered"),
 ])
 def test_contradiction_skips_a_directive_that_is_no_whole_clause(line, fragment):
-    """A directive inside parentheses or quotes, with an unpaired backtick, or introducing what
-    follows inverts into no grammatical rule: no mutant for it."""
+    """A directive inside parentheses or quotes, with an unpaired backtick, introducing what
+    follows, after a subject or a description of its own, under a label, or whose verb is a noun
+    inverts into no grammatical rule (or a broader one): no mutant for it."""
     inserted = [m.description for m in contradiction({"AGENTS.md": ("# Rules\n\n" + line).encode()})]
     assert not [d for d in inserted if fragment in d], inserted
 
@@ -163,3 +172,14 @@ def test_contradiction_inverts_a_whole_clause_into_a_grammatical_rule():
     inserted = sorted(m.description.split('"')[1] for m in contradiction({"AGENTS.md": doc.encode()}))
     assert inserted == ["- Always edit `dist/`.", "- Never run `make test` (the fast suite) before pushing.",
                         "Always skip `make lint`."]  # what an earlier sentence leaves open does not count
+
+
+def test_contradiction_inverts_emphasised_gerund_and_conjoined_rules_into_sentences():
+    """Emphasis closing around a rule stays outside the opposite, a rule about a gerund takes
+    "Prefer"/"Avoid", and a conjunction handed to the next rule is dropped."""
+    doc = ("# Rules\n\n- **Always use `logger.exception()` when catching exceptions**\n\n"
+           "Avoid adding new `# noqa` comments.\n\n- Prefer keyword arguments, but do not rely on it.\n")
+    inserted = sorted(m.description.split('"')[1] for m in contradiction({"AGENTS.md": doc.encode()}))
+    assert inserted == ["- Never prefer keyword arguments.",
+                        "- Never use `logger.exception()` when catching exceptions.",
+                        "Prefer adding new `# noqa` comments."]
