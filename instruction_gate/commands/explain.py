@@ -66,7 +66,11 @@ def run(args: argparse.Namespace) -> int:
     directory = "" if directory == "." else directory
     repo = args.repo.resolve()
     tree = GitTree(repo, args.revision, "--revision") if args.revision else DirTree(repo)
-    if directory and directory not in directories(tree.files()):
+    if directory and tree.kind(directory) == "submodule":
+        raise ConfigError(f"--cwd: {quote(args.cwd)} is a git submodule ({tree.label}): an agent started there is in "
+                          "the submodule's own repository and loads its files, not this one's; run explain there")
+    # An empty directory (a submodule not checked out, a new package) still gets its parents' files.
+    if directory and directory not in directories(tree.files()) and tree.kind(directory) != "directory":
         raise ConfigError(f"--cwd: {quote(args.cwd)} is no directory of the repository ({tree.label}); give it "
                           "relative to the repository root")
     settings = _settings(args)

@@ -337,3 +337,15 @@ def test_a_cwd_that_is_no_directory_names_the_repository(git_repo, capsys):
     git_repo.commit({"AGENTS.md": "x\n"}, "base")
     assert main(["explain", "--repo", str(git_repo.path), "--cwd", "nope"]) == 2
     assert "--cwd: nope is no directory of the repository (working directory)" in capsys.readouterr().err
+
+
+def test_an_empty_directory_gets_its_parents_files_and_a_submodule_is_named(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "# R\n\nAlways run `make lint` before committing.\n", "Makefile": "lint:\n\ttrue\n"},
+                    "base")
+    (git_repo.path / "vendor" / "empty").mkdir(parents=True)  # a submodule not checked out looks so
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--cwd", "vendor/empty", "--agent", "codex")
+    assert code == 0 and "run `make lint`" in out
+    git_repo.git("update-index", "--add", "--cacheinfo", f"160000,{git_repo.git('rev-parse', 'HEAD')},ext")
+    git_repo.git("commit", "-qm", "submodule")
+    assert main(["explain", "--repo", str(git_repo.path), "--revision", "HEAD", "--cwd", "ext"]) == 2
+    assert "--cwd: ext is a git submodule (--revision)" in capsys.readouterr().err
