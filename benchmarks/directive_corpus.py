@@ -46,6 +46,7 @@ LINE_SLACK = 2  #: a found directive may sit this many lines from its label (wra
 TUNING, HELD_OUT, HELD_OUT_2, HELD_OUT_3 = "tuning", "held_out", "held_out_2", "held_out_3"
 HELD_OUT_4, HELD_OUT_5, HELD_OUT_6, HELD_OUT_7 = "held_out_4", "held_out_5", "held_out_6", "held_out_7"
 HELD_OUT_8 = "held_out_8"
+HELD_OUT_9 = "held_out_9"
 ALL = "all"
 SPLIT_NOTE = ("tuning: the files the grammar and the lint were developed on. held_out .. held_out_8: files of "
               "eight later evaluations, each labelled before the grammar or the lint was run on it; their first figures "
@@ -217,13 +218,14 @@ class ListingTree:
         self._texts = texts
         self._runners = context["runners"]
         self._ignores = context["gitignore"]
-        self._files = frozenset(context["files"]) | frozenset(texts)
+        self._links = context.get("links", {})
+        self._files = frozenset(context["files"]) | frozenset(texts) | frozenset(self._links)
 
     def files(self) -> frozenset[str]:
         return self._files
 
     def link_target(self, path: str) -> str | None:
-        return None  # the trimmed listing keeps no symlinks
+        return self._links.get(path)
 
     def read(self, path: str) -> bytes | None:
         if path in self._texts:
@@ -293,7 +295,8 @@ def lint_scores(corpus: list[dict]) -> list[LintScore]:
 def split_names(corpus: list[dict]) -> list[str]:
     """The corpus's splits in a fixed order (tuning first), then `all`."""
     present = {e.get("split", TUNING) for e in corpus}
-    known = (TUNING, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8)
+    known = (TUNING, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
+             HELD_OUT_9)
     return [n for n in known if n in present] + sorted(present - set(known)) + [ALL]
 
 

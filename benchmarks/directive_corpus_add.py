@@ -46,8 +46,23 @@ def _runner_names(path: str, text: str) -> list[str] | None:
     return None if found is None else sorted(found)
 
 
+def _through_links(path: str, links: dict[str, str]) -> str:
+    """`path` with a symlinked directory at its start replaced by where the link leads."""
+    parts = path.split("/")
+    for i in range(1, len(parts)):
+        link = "/".join(parts[:i])
+        if link in links:
+            return posixpath.normpath(posixpath.join(posixpath.dirname(link), links[link], *parts[i:]))
+    return path
+
+
 def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -> dict:
     files = sorted(_git(git_dir, "ls-tree", "-r", "--name-only", commit).decode().splitlines())
+    # Symlinks, with their targets: the lint follows a linked directory (`.claude/skills` -> `.agents/skills`).
+    links = {path: _git(git_dir, "cat-file", "blob", sha).decode("utf-8", errors="replace")
+             for mode, _, sha, path in (line.replace("\t", " ", 1).split(" ", 3) for line in
+                                        _git(git_dir, "ls-tree", "-r", commit).decode().splitlines())
+             if mode == "120000"}
     by_base: dict[str, str] = {}
     by_dir: dict[str, str] = {}
     for f in files:
@@ -70,7 +85,8 @@ def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -
             token = token.strip(".,:;*").lstrip("@")
             # `cd actionview && bin/test`: the lint looks the script up below the `cd` directory
             after_cd = {posixpath.normpath(posixpath.join(d, token)) for d in cd_dirs}
-            for candidate in {token, dotted, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token)), *after_cd}:
+            named = {token, dotted, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token)), *after_cd}
+            for candidate in named | {_through_links(c.strip("/"), links) for c in named}:
                 candidate = candidate.strip("/")
                 if not candidate or candidate.startswith(".."):
                     continue
@@ -107,7 +123,7 @@ def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -
             ignores[f] = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
             keep.add(f)
     return {"repository": repository, "commit": commit, "files_total": len(files),
-            "files": sorted(keep | set(texts)), "runners": dict(sorted(runners.items())),
+            "files": sorted(keep | set(texts)), "links": dict(sorted(links.items())), "runners": dict(sorted(runners.items())),
             "gitignore": dict(sorted(ignores.items()))}
 
 

@@ -59,10 +59,21 @@ class LintContext:
         return self.ignored.match_file(path) or self.ignored.match_file(path.rstrip("/") + "/") or any(
             p.lstrip("/!").startswith(inside) for p in self._ignore_patterns)
 
-    def exists(self, path: str) -> bool:
-        """A file or directory at a normalized repository-relative path."""
+    def exists(self, path: str, _hops: int = 0) -> bool:
+        """A file or directory at a normalized repository-relative path, through symlinked
+        directories as an agent's reads go (`.claude/skills/x/SKILL.md` under a `.claude/skills`
+        link to `.agents/skills`); a link loop or a link out of the repository ends the search."""
         path = path.rstrip("/")
-        return path in self.tree.files() or path in self.dirs
+        if path in self.tree.files() or path in self.dirs:
+            return True
+        parts = path.split("/")
+        for i in range(1, len(parts)):
+            link = "/".join(parts[:i])
+            target = self.tree.link_target(link)
+            if target is not None and _hops < 8:
+                through = self.resolve(link, posixpath.join(target, *parts[i:]))
+                return through is not None and self.exists(through, _hops + 1)
+        return False
 
     def resolve(self, source: str, reference: str) -> str | None:
         """`reference` relative to the directory of `source` (or the root when it starts

@@ -44,9 +44,10 @@ def _sentence(text: str, start: int, end: int) -> str:
     return text[before[-1] if before else 0:after.end() if after else len(text)]
 
 
-#: Verbs that fetch whatever the URL names, even a linked one: "Download [the model](https://…)".
-_STRONG_FETCHING = re.compile(r"\b(?:curl|wget|fetch\w*|download\w*|install\w*|clone|cloning|pip|npm|npx|pnpm|yarn|"
-                              r"uvx|pipx|go\s+get|iwr|irm|invoke-(?:webrequest|restmethod))\b", re.IGNORECASE)
+#: Verbs that fetch whatever the URL names, even a linked one: "Download [the model](https://…)". Package
+#: managers named in prose are nouns ("[Volta](https://…) for Node.js/Yarn/PNPM version management").
+_STRONG_FETCHING = re.compile(r"\b(?:curl|wget|fetch\w*|download\w*|install\w*|clone|cloning|"
+                              r"go\s+get|iwr|irm|invoke-(?:webrequest|restmethod))\b", re.IGNORECASE)
 
 
 def _fetched(around: str, linked: bool = False) -> bool:

@@ -14,6 +14,11 @@ from typing import Iterable
 #: `...`, and an UPPER_CASE word of three letters or more standing alone in the name.
 _PLACEHOLDER = re.compile(r"<[^<>]+>|\{[^{},]*\}|\$\{[^}]*\}|\$\([^)]*\)|\$\w+|\.\.\.|…"
                           r"|(?<![A-Za-z0-9])[A-Z][A-Z_]+[A-Z](?![A-Za-z0-9])")
+#: A path segment that is a generic word, not a name (`tests/module/`, `tests/path.py`,
+#: `tests/path/test_file.py`, `python myagent.py`): a form to fill in with a real one.
+GENERIC_SEGMENT = re.compile(r"(?:^|(?<=[\s/=]))(?:(?:test_file|(?:test_)?(?:path|module|directory|folder))(?:\.\w+)?"
+                             r"|my(?:agent|app|project|module|package|script|service|plugin|component|feature|tool|lib)"
+                             r"\w*(?:\.\w+)?)(?=[/\s]|$)")
 #: What a placeholder becomes in a masked name: a character no defined name holds.
 HOLE = "\x00"
 

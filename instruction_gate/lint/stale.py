@@ -69,13 +69,21 @@ def _defined_in_a_subproject(ctx: LintContext, ref: Reference) -> bool:
     return False
 
 
+def _member_script(ctx: LintContext, ref: Reference) -> bool:
+    """An npm script in a JavaScript workspace (pnpm-workspace.yaml, or `workspaces` in the root
+    package.json): run in whichever member package the agent is in, so any member may define it."""
+    if ref.kind != "npm":
+        return False
+    return "pnpm-workspace.yaml" in ctx.tree.files() or '"workspaces"' in _text(ctx, "package.json")
+
+
 _SUBPROJECT_FILES = {"make": projects.MAKEFILE_NAMES, "npm": ("package.json",), "tox": ("tox.ini", "tox.toml"),
                      "nox": ("noxfile.py",)}
 
 
 def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
     config, known, member = _lookup(ctx, ref, source)
-    if config is None and ref.option is None and _defined_in_a_subproject(ctx, ref):
+    if (config is None or _member_script(ctx, ref)) and ref.option is None and _defined_in_a_subproject(ctx, ref):
         return None
     if config is None:
         reason = f"no {_RUNNER_FILES[ref.kind]} found"

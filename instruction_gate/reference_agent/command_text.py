@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 import shlex
 
+from instruction_gate.lint import placeholders
+
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 #: Code, not a command: a statement keyword first, or a call / block / comparison inside.
 _CODE_STATEMENT = re.compile(r"(?:assert|import|from|def|class|return|raise|async|await|const|let|var|function|fn|"
@@ -125,7 +127,8 @@ def is_known_program(word: str) -> bool:
 def runnable_as_written(code: str) -> bool:
     """A command that is meant to be run as it stands: no placeholder to fill in, not Windows-only,
     not a tool named alone that needs arguments to do anything."""
-    return is_command(code) and not _PLACEHOLDER.search(code) and not windows_only(code) and not names_a_tool_only(code)
+    return (is_command(code) and not _PLACEHOLDER.search(code) and not placeholders.GENERIC_SEGMENT.search(code)
+            and not windows_only(code) and not names_a_tool_only(code))
 
 
 def windows_only(code: str) -> bool:

@@ -310,7 +310,10 @@ NO_FINISH_WITHOUT_TESTS = re.compile(r"\b(?:never|do\s+not|don't|must\s+not)\s+(
 
 #: After the command, a purpose that is no check of the change ("Run `X` to refresh", "… to mark the release"):
 #: a command for that need, not a step. Checks, fixes and set-up keep the step ("to verify", "to catch
-#: errors", "to format", "to install dependencies").
-OTHER_PURPOSE = re.compile(r"^(?:(?!\bto\b)[^.\x00]){0,24}\bto\s+(?!(?:verify|ensure|catch|validate|check|lint|format|fix|run|make\s+sure|"
-                           r"confirm|test|type-?check|keep|apply|automatically|also|auto-?fix|auto-?format|install|set\s+up|"
+#: errors", "to format", "to install dependencies"); checking the user's own set-up ("to check your current
+#: profile", "to verify which version is installed") is a look at the machine, not at the change.
+_OWN_SETUP = r"(?!\s+(?:your|which|what|whether\s+you|the\s+current)\b)"
+OTHER_PURPOSE = re.compile(r"^(?:(?!\bto\b)[^.\x00]){0,24}\bto\s+(?!(?:verify" + _OWN_SETUP + r"|ensure|catch|validate|"
+                           r"check" + _OWN_SETUP + r"|lint|format|fix|run|make\s+sure|confirm" + _OWN_SETUP + r"|test|"
+                           r"type-?check|keep|apply|automatically|also|auto-?fix|auto-?format|install|set\s+up|"
                            r"sync|bootstrap|prepare|be\s+sure|compile|build)\b)[a-z]+")

@@ -26,6 +26,8 @@ def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str
     if commit := re.match(r"[\s*_]*(?:ever\s+)?commit\b", low[negation.end():]):
         # "Do not commit `src/pkg/_version.py`": a generated or local file kept out of changes
         verb = re.compile(r"commit").search(low, negation.end(), negation.end() + commit.end())
+        if _CHANGES_OF_ONE_KIND.search(low, verb.end()):
+            return []  # "… `uv.lock` changes created only for temporary work": those changes, not the file
         if place := re.compile(r"\s+(?:under|in|inside|within|from)\s+").search(low, verb.end()):
             low = low[:place.start()]  # "… under `tests/integration`": where, not what
         # A directory kept out of git ("Do not commit `.venv/`, `__pycache__/`") is where tools write
@@ -54,8 +56,10 @@ def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str
         # "Using `make deploy` is prohibited": the prohibition follows what it forbids
         return [("forbid_command", t) for t in clauses.slots_after(low[:negation.start()], verb.end(), codes)
                 if is_command(t)]
-    if not SLOT_RE.search(low, negation.end()):
-        return _bare_programs(low[negation.end():])  # "never Node.js, npm, pnpm, yarn, or jest"
+    if not SLOT_RE.search(low, negation.end()) and negation.group(0) in ("never", "avoid"):
+        # "never Node.js, npm, pnpm, yarn, or jest"; after "should not" / "do not" the word is the
+        # verb itself ("test fixtures should not mix"), never a program
+        return _bare_programs(low[negation.end():])
     return []  # a negated sentence never becomes a positive directive
 
 
@@ -65,6 +69,12 @@ def _bare_programs(rest: str) -> Found:
     listed = BARE_LIST.match(rest)
     names = [w.rstrip(".") for w in re.findall(r"[\w.+-]+", listed.group(1))] if listed else []
     return [("forbid_command", w) for w in names if w not in ("or", "nor", "and") and is_known_program(w)]
+
+
+#: "changes created only for a downgrade", "changes made by the generator": changes of one kind.
+_CHANGES_OF_ONE_KIND = re.compile(r"\bchanges?\s+(?:that\s+(?:were|are)\s+)?(?:\w+\s+)?"
+                                  r"(?:created|made|produced|generated|needed|done|introduced)\s+(?:only\s+|solely\s+)?"
+                                  r"(?:for|by|during|while|when|to)\b")
 
 
 _PURPOSE = re.compile(r"(?:\s+[\w-]+){0,2}?\s+(?:to|in\s+order\s+to|just\s+to|so\s+that|for|when|while|if|during|with)\s+"

@@ -131,3 +131,24 @@ def test_an_emphasised_label_still_names_a_command_rather_than_orders_it():
 def test_the_text_shown_has_no_emphasis_markers_and_keeps_its_line():
     directives = parse("# Rules\n\nIntro.\n\n- Keep it short and\n  **never** run `git push`.\n", "AGENTS.md")
     assert [(d.kind, d.line, d.text) for d in directives] == [("forbid_command", 6, "never run `git push`.")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # after "should not" / "do not" the next word is the verb, not a program named bare
+    ("- **Server and client test fixtures should not mix.** Use the server client.", []),
+    ("Steps must not mix.", []),
+    ("Never npm, yarn or jest.", [("forbid_command", "npm"), ("forbid_command", "yarn"), ("forbid_command", "jest")]),
+    # changes of one kind to a file, not the file
+    ("Do not commit `uv.lock` or `pyproject.toml` changes created only for temporary downgrade work.", []),
+    ("Don't commit `poetry.lock` changes made by the local resolver.", []),
+    ("Do not commit `deno.lock` changes.", [("protect_path", "deno.lock")]),
+    # a look at the user's own set-up, not a check of the change
+    ("- use `prefect config view` to check your current profile", []),
+    ("Run `node --version` to verify which version is installed.", []),
+    ("Run `make check` to check the change.", [("run", "make check")]),
+    # a generic word standing for a path: a form to fill in, never the test command
+    ("Run affected tests after changes: `uv run pytest tests/module/`", []),
+    ("Run the tests with `pytest tests/path.py`.", []),
+])
+def test_held_out_9_forms_that_are_no_directive(text, expected):
+    assert kinds(text) == expected
