@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from instruction_gate.lint import projects  # noqa: E402
+from instruction_gate.lint.tree import real_path  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "directive_corpus"
 #: Anything that could be a file or directory name in prose or code: a superset of what the
@@ -44,16 +45,6 @@ def _runner_names(path: str, text: str) -> list[str] | None:
     else:
         found = projects.tox_envs(text, toml=not name.endswith(".ini"))
     return None if found is None else sorted(found)
-
-
-def _through_links(path: str, links: dict[str, str]) -> str:
-    """`path` with a symlinked directory at its start replaced by where the link leads."""
-    parts = path.split("/")
-    for i in range(1, len(parts)):
-        link = "/".join(parts[:i])
-        if link in links:
-            return posixpath.normpath(posixpath.join(posixpath.dirname(link), links[link], *parts[i:]))
-    return path
 
 
 def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -> dict:
@@ -86,7 +77,7 @@ def context(git_dir: str, repository: str, commit: str, texts: dict[str, str]) -
             # `cd actionview && bin/test`: the lint looks the script up below the `cd` directory
             after_cd = {posixpath.normpath(posixpath.join(d, token)) for d in cd_dirs}
             named = {token, dotted, token.lstrip("./"), posixpath.normpath(posixpath.join(here, token)), *after_cd}
-            for candidate in named | {_through_links(c.strip("/"), links) for c in named}:
+            for candidate in named | {real_path(c.strip("/"), links.get) or c for c in named}:
                 candidate = candidate.strip("/")
                 if not candidate or candidate.startswith(".."):
                     continue

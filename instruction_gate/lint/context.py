@@ -12,7 +12,7 @@ import pathspec
 from instruction_gate.lint.chains import Chain
 from instruction_gate.lint.imports import Import
 from instruction_gate.lint.policy import LintPolicy
-from instruction_gate.lint.tree import Tree, directories
+from instruction_gate.lint.tree import Tree, directories, real_path
 
 
 @dataclass
@@ -59,21 +59,15 @@ class LintContext:
         return self.ignored.match_file(path) or self.ignored.match_file(path.rstrip("/") + "/") or any(
             p.lstrip("/!").startswith(inside) for p in self._ignore_patterns)
 
-    def exists(self, path: str, _hops: int = 0) -> bool:
+    def exists(self, path: str) -> bool:
         """A file or directory at a normalized repository-relative path, through symlinked
         directories as an agent's reads go (`.claude/skills/x/SKILL.md` under a `.claude/skills`
-        link to `.agents/skills`); a link loop or a link out of the repository ends the search."""
+        link to `.agents/skills`); a link loop or a link out of the repository leads nowhere."""
         path = path.rstrip("/")
         if path in self.tree.files() or path in self.dirs:
             return True
-        parts = path.split("/")
-        for i in range(1, len(parts)):
-            link = "/".join(parts[:i])
-            target = self.tree.link_target(link)
-            if target is not None and _hops < 8:
-                through = self.resolve(link, posixpath.join(target, *parts[i:]))
-                return through is not None and self.exists(through, _hops + 1)
-        return False
+        real = real_path(path, self.tree.link_target)
+        return real not in (None, path) and (real in self.tree.files() or real in self.dirs)
 
     def resolve(self, source: str, reference: str) -> str | None:
         """`reference` relative to the directory of `source` (or the root when it starts

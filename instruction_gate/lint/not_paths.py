@@ -125,7 +125,8 @@ _ELSEWHERE = re.compile(r"(?i)\b(?:user-specific|per-user|personal|your\s+(?:mac
 
 def not_a_path(ref: Reference, text: str, lines: tuple[markdown.Line, ...], ctx: LintContext) -> bool:
     if _HEADER.match(ref.name) or _BARE_EXTENSION.match(ref.name) or _ARITY.search(ref.name) or \
-            _EXAMPLE_SEGMENT.search(ref.name) or placeholders.GENERIC_SEGMENT.search(ref.name) or _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx) or \
+            _EXAMPLE_SEGMENT.search(ref.name) or placeholders.GENERIC_SEGMENT.search(ref.name) or \
+            _NAME_FRAGMENT.match(ref.name) or _identifier_path(ref, ctx) or \
             (_GIT_REF.match(ref.name) and "refs" not in ctx.dirs):
         return True
     line = lines[ref.line - 1]

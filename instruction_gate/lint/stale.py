@@ -83,7 +83,7 @@ _SUBPROJECT_FILES = {"make": projects.MAKEFILE_NAMES, "npm": ("package.json",), 
 
 def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | None:
     config, known, member = _lookup(ctx, ref, source)
-    if (config is None or _member_script(ctx, ref)) and ref.option is None and _defined_in_a_subproject(ctx, ref):
+    if config is None and ref.option is None and _defined_in_a_subproject(ctx, ref):
         return None
     if config is None:
         reason = f"no {_RUNNER_FILES[ref.kind]} found"
@@ -91,6 +91,8 @@ def _command_finding(ctx: LintContext, ref: Reference, source: str) -> Finding |
         return None  # defined, or generated in ways a static reader cannot follow
     elif ref.kind == "make" and len(parts := _SHORTHAND.split(ref.name)) > 1 and all(member(p, known) for p in parts):
         return None  # `make lint/format/test`: shorthand for several targets that all exist
+    elif ref.option is None and _member_script(ctx, ref) and _defined_in_a_subproject(ctx, ref):
+        return None  # unknown at the root only: every member package is searched, and only then
     else:
         reason = f"{config} defines no such {_NOUN[ref.kind]}"
     return Finding("IG001", source, ref.line, f"Unknown {_WHAT[ref.kind]} `{ref.name}`: {reason}.",
