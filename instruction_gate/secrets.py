@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Any, Mapping
+
+from instruction_gate import secret_shapes
 
 #: Anywhere in the name (API_KEY, GH_TOKEN, DB_PASSWORD, ...).
 SECRET_NAME_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
@@ -56,9 +58,25 @@ def split_environment(source: Mapping[str, str] | None = None) -> Environments:
 
 @dataclass(frozen=True)
 class Redactor:
+    """Removes secrets from what is written: the values of secret variables, and anything shaped
+    like a credential (`secret_shapes`) — a token pasted into the candidate's AGENTS.md reaches
+    the header's instruction hunks, the agent's events and its patch otherwise."""
+
     secret_values: tuple[str, ...] = ()
 
+    def data(self, value: Any) -> Any:
+        """A JSON-like value with every string redacted. Strings are redacted before they are
+        encoded, so a token after an escaped newline (`\\nghp_…`) is still seen whole."""
+        if isinstance(value, str):
+            return self(value)
+        if isinstance(value, dict):
+            return {key: self.data(item) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.data(item) for item in value]
+        return value
+
     def __call__(self, text: str) -> str:
+        text = secret_shapes.redact(text)
         # Longest first, so a secret containing another is replaced whole. Records are JSON, where a
         # quote, backslash or non-ASCII character of a secret is escaped: redact those spellings too.
         for value in self.secret_values:

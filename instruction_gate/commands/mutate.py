@@ -29,7 +29,7 @@ from instruction_gate.verdict.comparison import compare
 from instruction_gate.suite.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError, NotEvaluatedError
 from instruction_gate.mutations.model import Files, Mutant, unified_diff
-from instruction_gate.mutations.operators import OPERATORS, counts, generate, sample, selected
+from instruction_gate.mutations.operators import OPERATORS, counts, generate, oversized, sample, selected
 from instruction_gate.mutations.report import (NOT_EVALUATED, SURVIVED, UNREACHABLE, MutationReport, Outcome,
                                                markdown, not_applicable, operator_counts, status_of, to_json)
 from instruction_gate.mutations.scratch import ScratchRepo
@@ -179,6 +179,10 @@ def run(args: argparse.Namespace) -> int:
         generated = generate(files, operators, patches, _truncate_at(args.truncate_at))
         mutants = sample(generated, args.max_mutants)
         per_operator = counts(generated, operators)
+        too_large = oversized(files)
+        if too_large:
+            say("mutate: not mutated, larger than the harness reads of one instruction file: "
+                + ", ".join(f"{path} ({size:,} bytes)" for path, size in too_large.items()), file=sys.stderr)
         say(f"mutate: mutants per operator: {operator_counts(per_operator, counts(mutants, operators))}",
               file=sys.stderr)
         if not_applicable(per_operator):
@@ -223,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
     cwds = [t.cwd for t in runner.tasks]
     report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator,
-                            coverage.gaps(files, cwds), len(cwds))
+                            coverage.gaps(files, cwds), len(cwds), too_large)
     summary = markdown(report, args.out)
     write_text_atomic(args.out / "mutation.md", summary + "\n")
     write_json_atomic(args.out / "mutation.json", to_json(report))

@@ -7,6 +7,7 @@ block, so mutation operators ask here: one answer for every operator on where co
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -85,8 +86,20 @@ def code_blocks(text: str) -> tuple[CodeBlock, ...]:
 
 
 def in_code(text: str, start: int, end: int | None = None) -> bool:
-    """Whether the span [start, end) (or the offset `start`) touches a code block."""
-    return any(block.holds(start, start + 1 if end is None else end) for block in code_blocks(text))
+    """Whether the span [start, end) (or the offset `start`) touches a code block.
+
+    A binary search: operators ask once per rule, and scanning every block each time made them
+    quadratic on a long file. Blocks are in order and never overlap, so only the last one that
+    starts before the span ends can touch it."""
+    blocks = code_blocks(text)
+    stop = max(start + 1 if end is None else end, start + 1)
+    before = bisect.bisect_left(_block_starts(text), stop)
+    return before > 0 and blocks[before - 1].holds(start, stop)
+
+
+@lru_cache(maxsize=64)
+def _block_starts(text: str) -> list[int]:
+    return [block.start for block in code_blocks(text)]
 
 
 def is_example(text: str, block: CodeBlock) -> bool:

@@ -19,6 +19,8 @@ from typing import Iterable
 from instruction_gate.agents.loading import LOADERS
 from instruction_gate.suite.exposure import Discovery, reachable
 
+#: Rows the summary shows; a file with hundreds of sections past a cut would bury the rest of it.
+MAX_ROWS = 30
 _HEADING = re.compile(rb"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -61,11 +63,12 @@ def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | No
                     continue
                 cut = max(r.eager_bytes for r in reaches)
                 size = len(files.get(path, b""))
-                for heading in _sections_past(files.get(path, b""), cut) if cut < size else []:
+                # A heading repeated past the cut is one gap: the section names what to fix, not how often.
+                for heading in dict.fromkeys(_sections_past(files.get(path, b""), cut) if cut < size else []):
                     found.append(Gap(agent, path, heading, f"past the {cut}-byte cut every task receives"))
-    merged: dict[tuple[str, str | None, str], list[str]] = {}
+    merged: dict[tuple[str, str | None, str], dict[str, None]] = {}
     for gap in found:
-        merged.setdefault((gap.path, gap.section, gap.why), []).append(gap.agent)
+        merged.setdefault((gap.path, gap.section, gap.why), {})[gap.agent] = None
     return [Gap(", ".join(agents), path, section, why) for (path, section, why), agents in merged.items()]
 
 
@@ -79,8 +82,9 @@ def markdown(found: list[Gap], tasks: int) -> list[str]:
               "without evidence, and mutants here are unreachable. Add a task whose working directory "
               "reaches it.", "", "| agent | file | section | why |", "|---|---|---|---|"]
     lines += [f"| {g.agent} | `{_cell(g.path)}` | {_cell(g.section or '(whole file)')} | {_cell(g.why)} |"
-              for g in found]
-    return lines + [""]
+              for g in found[:MAX_ROWS]]
+    more = ["", f"… and {len(found) - MAX_ROWS} more gap(s), listed in the JSON report."] if len(found) > MAX_ROWS else []
+    return lines + more + [""]
 
 
 def _cell(text: str) -> str:

@@ -182,7 +182,8 @@ def sections(text: str) -> list[Section]:
     return out
 
 
-def sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
+@lru_cache(maxsize=256)  # an operator asks once per directive in the block: cached, a long block stays linear
+def sentences(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
     """Sentence spans (offsets) inside a paragraph; each span keeps its trailing space. A full
     stop inside a code span (`git commit -m "Fix. Add"`) ends no sentence."""
     spans, cursor = [], start
@@ -190,4 +191,4 @@ def sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
         spans.append((cursor, start + match.end()))
         cursor = start + match.end()
     spans.append((cursor, end))
-    return [(a, b) for a, b in spans if text[a:b].strip()]
+    return tuple((a, b) for a, b in spans if text[a:b].strip())

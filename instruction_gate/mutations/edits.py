@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterator
 
@@ -9,7 +10,7 @@ from instruction_gate.lint import codeblocks, markdown
 from instruction_gate.lint.directives import directives
 from instruction_gate.lint.references import references
 from instruction_gate.mutations.clauses import whole_clause
-from instruction_gate.mutations.model import Files, Mutant, decode, snippet
+from instruction_gate.mutations.model import Files, Mutant, TextEdit, decode, snippet, splice
 from instruction_gate.mutations.structure import rule_spans
 
 #: Prefix that turns a referenced command into one that does not exist. A prefix, not a suffix:
@@ -61,17 +62,16 @@ def stale_command(files: Files) -> Iterator[Mutant]:
         line_starts = {ln.number: ln.start for ln in markdown.lines(text)}
         for (kind, name), refs in groups.items():
             renamed = _stale_name(kind, name)
-            mutated = text
-            for ref in sorted(refs, key=lambda r: (r.line, r.column), reverse=True):
-                at = line_starts[ref.line] + ref.column
-                if mutated[at:at + len(name)] == name:
-                    mutated = mutated[:at] + renamed + mutated[at + len(name):]
-            if mutated == text:
+            splices: list[tuple[int, int, str]] = []
+            for at in sorted({line_starts[ref.line] + ref.column for ref in refs}):
+                if text.startswith(name, at) and (not splices or at >= splices[-1][1]):
+                    splices.append((at, at + len(name), renamed))
+            if not splices:
                 continue
             first = refs[0]
             yield Mutant(f"stale-command:{path}:{kind}:{name}", "stale-command",
                          f"renamed {kind} `{name}` to `{renamed}` in {path}", _line(text, first.line),
-                         {path: mutated.encode()}, path, first.line)
+                         {path: TextEdit(text, tuple(splices))}, path, first.line)
 
 
 def _stale_name(kind: str, name: str) -> str:
@@ -110,14 +110,13 @@ def contradiction(files: Files) -> Iterator[Mutant]:
     """
     for path, data in sorted(files.items()):
         text = decode(data)
-        lines, blocks = markdown.lines(text), markdown.blocks(text)
+        lines, blocks = markdown.lines(text), _Blocks(text)
         for directive in directives(text):
-            block = _block_of(text, blocks, directive.line)
+            block = blocks.holding(directive.line)
             if block is None or block.kind not in ("item", "paragraph") or \
                     codeblocks.in_code(text, block.start, block.end):
                 continue
-            sentence = max((a for a, _ in markdown.sentences(text, block.start, block.end) if a <= directive.start),
-                           default=block.start)
+            sentence = blocks.sentence_start(block, directive.start)
             action = whole_clause(text[sentence:directive.start], directive.raw_action,
                                   text[directive.start:directive.end])
             if action is None or not _WORD.search(markdown.without_code_spans(action)):
@@ -126,10 +125,10 @@ def contradiction(files: Files) -> Iterator[Mutant]:
             action = action[:1].lower() + action[1:]  # an imperative's verb follows the new marker word
             inserted = f"{marker.group(1) if marker else ''}{_opposite(directive.positive, action)} {action}.\n"
             at = block.end
-            mutated = text[:at] + ("" if at == 0 or text[at - 1] == "\n" else "\n") + inserted + text[at:]
+            inserted_at = ("" if at == 0 or text[at - 1] == "\n" else "\n") + inserted
             yield Mutant(f"contradiction:{path}:{directive.line}:{directive.column}", "contradiction",
                          f"inserted \"{inserted.strip()}\" after {path}:{directive.line}",
-                         snippet(text[directive.start:directive.end]), {path: mutated.encode()},
+                         snippet(text[directive.start:directive.end]), {path: splice(text, at, at, inserted_at)},
                          path, directive.line)
 
 
@@ -137,9 +136,29 @@ def contradiction(files: Files) -> Iterator[Mutant]:
 _WORD = re.compile(r"[A-Za-z]{2,}")
 
 
-def _block_of(text: str, blocks: list[markdown.Block], line_number: int) -> markdown.Block | None:
-    """The block (item, paragraph, heading or code) holding a line."""
-    for block in blocks:
-        if block.line <= line_number <= markdown.line_of(text, max(block.start, block.end - 1)):
-            return block
-    return None
+class _Blocks:
+    """The blocks of one text, found by line in a binary search: scanning every block (and every
+    sentence of a long one) for every directive made the operator quadratic."""
+
+    def __init__(self, text: str):
+        self.text, self.blocks = text, markdown.blocks(text)
+        self.first_lines = [block.line for block in self.blocks]
+        self._sentence_starts: dict[int, list[int]] = {}
+
+    def holding(self, line_number: int) -> markdown.Block | None:
+        """The block (item, paragraph, heading or code) holding a line. Blocks are in order and
+        do not overlap: only the last one starting at or before the line can hold it."""
+        index = bisect.bisect_right(self.first_lines, line_number) - 1
+        if index < 0:
+            return None
+        block = self.blocks[index]
+        return block if line_number <= markdown.line_of(self.text, max(block.start, block.end - 1)) else None
+
+    def sentence_start(self, block: markdown.Block, offset: int) -> int:
+        """Where the sentence of `block` holding `offset` starts."""
+        starts = self._sentence_starts.get(block.start)
+        if starts is None:
+            starts = self._sentence_starts[block.start] = [
+                a for a, _ in markdown.sentences(self.text, block.start, block.end)]
+        index = bisect.bisect_right(starts, offset) - 1
+        return starts[index] if index >= 0 else block.start

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from instruction_gate.errors import ConfigError
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
 from instruction_gate.mutations.edits import contradiction, stale_command, truncate_tail
 from instruction_gate.mutations.model import Files, Mutant, Operator
 from instruction_gate.mutations.overrides import swap_overrides
@@ -29,10 +30,17 @@ NOT_APPLICABLE = {
     "truncate": "no instruction file longer than the cut",
     "stale-command": "no command, script or path referenced in code",
     "contradiction": "no always/never directive to invert",
-    "delete-section": "no Markdown heading",
+    "delete-section": "no heading whose section is less than the whole file",
     "delete-rule": "no item or sentence that says what to do",
     "swap-overrides": "no AGENTS.override.md next to an AGENTS.md with other content",
 }
+
+
+def oversized(files: Files) -> dict[str, int]:
+    """Files no operator mutates (path -> bytes): larger than the harness reads of one instruction
+    file. An agent loads far less, so a mutant past the cap would test text no agent sees, and
+    one mutant per rule of a multi-megabyte file is a number of runs nobody would spend."""
+    return {path: len(data) for path, data in sorted(files.items()) if len(data) > INSTRUCTION_CAP_BYTES}
 
 
 def counts(mutants: Iterable[Mutant], operator_names: Iterable[str]) -> dict[str, int]:
@@ -65,17 +73,21 @@ def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[
 def generate(files: Files, operator_names: Iterable[str] = OPERATORS, patch_paths: Iterable[Path] = (),
              truncate_at: int | None = None) -> list[Mutant]:
     """Every mutant of the patch files and the operators (in that order), each unique and each a
-    real change. No operator's mutant deletes or empties a file: that tests "no instructions at
+    real change. Operators leave `oversized` files alone. No operator's mutant deletes or empties a file: that tests "no instructions at
     all", not the rule the operator names (a patch file may, as its author chose)."""
     mutants: dict[str, Mutant] = {}
-    sources = [patch_mutants(files, patch_paths)] + [op(files) for _, op in resolve(operator_names, truncate_at)]
+    mutable = {path: data for path, data in files.items() if path not in oversized(files)}
+    sources = [patch_mutants(files, patch_paths)] + [op(mutable) for _, op in resolve(operator_names, truncate_at)]
     for source in sources:
         for mutant in source:
-            if all(files.get(p) == d for p, d in mutant.changes.items()):
-                continue  # equivalent to the base: could never be killed
-            if mutant.operator != "patch" and any(not (d or b"").strip() for d in mutant.changes.values()):
+            if mutant.id in mutants:
                 continue
-            mutants.setdefault(mutant.id, mutant)
+            changes = mutant.changes  # built once here and dropped: a mutant keeps only its edit
+            if all(files.get(p) == d for p, d in changes.items()):
+                continue  # equivalent to the base: could never be killed
+            if mutant.operator != "patch" and any(not (d or b"").strip() for d in changes.values()):
+                continue
+            mutants[mutant.id] = mutant
     return list(mutants.values())
 
 

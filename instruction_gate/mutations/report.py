@@ -14,6 +14,7 @@ from instruction_gate.lint.coverage import Gap
 from instruction_gate.mutations.model import Mutant
 from instruction_gate.mutations.operators import NOT_APPLICABLE
 from instruction_gate.records import RECORD_SCHEMA_VERSION
+from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
 from instruction_gate.report import textfmt as fmt
 
 KILLED, SURVIVED, NOT_EVALUATED = "killed", "survived", "not evaluated"
@@ -61,6 +62,7 @@ class MutationReport:
     generated: dict[str, int] = field(default_factory=dict)  #: operator -> mutants made, before --max-mutants
     coverage: list[Gap] = field(default_factory=list)  #: instruction text no task can reach, per agent
     tasks: int = 0  #: tasks the coverage was computed for
+    oversized: dict[str, int] = field(default_factory=dict)  #: path -> bytes of files too large to mutate
 
     @property
     def killed(self) -> int:
@@ -127,6 +129,10 @@ def markdown(report: MutationReport, out_dir: Path | None = None) -> str:
         lines.append(f"Mutants per operator: {operator_counts(report.generated, evaluated)}.")
         skipped = not_applicable(report.generated)
         lines += [f"Not applicable here (no mutant): {skipped}."] if skipped else []
+    if report.oversized:
+        lines.append(f"Not mutated, larger than the {INSTRUCTION_CAP_BYTES // 1024 // 1024} MiB the harness reads "
+                     "of one instruction file: " + ", ".join(f"`{_cell(p)}` ({n:,} bytes)"
+                                                             for p, n in report.oversized.items()) + ".")
     lines.append("")
     if unreachable:
         lines += ["### Unreachable mutants: no task can see these files", "",
@@ -175,5 +181,6 @@ def to_json(report: MutationReport) -> dict[str, Any]:
             "control": _outcome(report.control),
             "cost": {"agent_runs": report.agent_runs, "naive_agent_runs": report.naive_agent_runs},
             "generated": report.generated,
+            "oversized": [{"path": p, "bytes": n} for p, n in report.oversized.items()],
             "coverage": coverage_report.to_json(report.coverage),
             "mutants": [_outcome(o) for o in report.outcomes]}

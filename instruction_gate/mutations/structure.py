@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import Iterator
 
 from instruction_gate.lint import codeblocks, markdown
 from instruction_gate.lint.directives import directives
-from instruction_gate.mutations.model import Files, Mutant, decode, snippet
+from instruction_gate.mutations.model import Files, Mutant, decode, snippet, splice
 
 
 #: A sentence starting with one of these is an instruction even when the lint's directive finder
@@ -25,10 +26,11 @@ def rule_spans(text: str) -> list[tuple[int, int, int]]:
     code.") are not rules: deleting them breaks nothing a task could depend on. Nothing inside or
     overlapping a code block is a rule (an indented block or a deeply nested fence reads as prose
     to the block reader)."""
-    starts = [d.start for d in directives(text)]
+    starts = sorted(d.start for d in directives(text))
 
     def instructs(start: int, end: int) -> bool:
-        return any(start <= d < end for d in starts) or any(
+        holds_directive = bisect.bisect_left(starts, start) < bisect.bisect_left(starts, end)
+        return holds_directive or any(
             _IMPERATIVE.match(text[a:b]) for a, b in markdown.sentences(text, start, end))
 
     spans = []
@@ -78,10 +80,9 @@ def delete_rule(files: Files) -> Iterator[Mutant]:
     for path, data in sorted(files.items()):
         text = decode(data)
         for start, end, line in rule_spans(text):
-            mutated = text[:start] + text[end:]
             yield Mutant(f"delete-rule:{path}:{line}", "delete-rule",
                          f"deleted the rule on {path}:{line}", snippet(text[start:end]),
-                         {path: mutated.encode()}, path, line)
+                         {path: splice(text, start, end)}, path, line)
 
 
 def delete_section(files: Files) -> Iterator[Mutant]:
@@ -113,4 +114,4 @@ def delete_section(files: Files) -> Iterator[Mutant]:
             yield Mutant(f"delete-section:{path}:{section.line}", "delete-section",
                          f"deleted {what} \"{section.title}\" of {path} ({len(rules)} rule(s))",
                          "; ".join(rules) or snippet(body),
-                         {path: (text[:start] + text[end:]).encode()}, path, section.line)
+                         {path: splice(text, start, end)}, path, section.line)

@@ -11,18 +11,21 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from instruction_gate import secret_shapes
 from instruction_gate.secrets import REDACTED
 
 LIMIT = 240
 _ERROR_LINE = re.compile(r"\b(?:\w*error|cannot|can't|not found|no such|failed|denied|refused|exception)\b",
                          re.IGNORECASE)
-_TOKEN = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
-                    r"|xox[abpr]-[A-Za-z0-9-]{10,})|(?i:bearer|api[_-]?key[=:])\s*[^\s\"',;]{6,}")
+#: Stricter than `secret_shapes` on the shapes an error line prints: a CLI echoing a request may
+#: print a truncated key (`sk-abc12345`) or a short bearer value, which is still a credential.
+_SHORT_TOKEN = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{20,}|gh[pousr]_[A-Za-z0-9]{20,}"
+                          r"|xox[abpr]-[A-Za-z0-9-]{10,})|(?i:bearer|api[_-]?key[=:])\s*[^\s\"',;]{6,}")
 
 
 def scrubbed(text: str) -> str | None:
     """`text` on one line, credential-shaped words redacted, capped at LIMIT characters; None when empty."""
-    line = _TOKEN.sub(REDACTED, " ".join(text.split()))
+    line = secret_shapes.redact(_SHORT_TOKEN.sub(REDACTED, " ".join(text.split())))
     if not line:
         return None
     return line if len(line) <= LIMIT else line[: LIMIT - 1] + "…"

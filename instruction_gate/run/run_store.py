@@ -22,7 +22,7 @@ class RunStore:
     def __init__(self, out: Path, header: dict[str, Any], redact: Redactor):
         self.out = out
         # The header carries the candidate's instruction hunks: redacted like every record.
-        header = json.loads(redact(json.dumps(header)))
+        header = redact.data(header)
         self.header = {"schema_version": RECORD_SCHEMA_VERSION, "kind": "instruction-gate/index", **header}
         self.redact = redact
         self.runs: dict[tuple[str, int, str], dict[str, Any]] = {}
@@ -62,12 +62,13 @@ class RunStore:
 
     def write(self, record: dict[str, Any], patch: str) -> None:
         directory = run_dir(self.out, record["task_id"], record["repeat"], record["variant"])
+        record = self.redact.data(record)
         events = "".join(json.dumps(e) + "\n" for e in record["events"])
-        write_text_atomic(directory / "events.jsonl", self.redact(events))
+        write_text_atomic(directory / "events.jsonl", events)
         write_text_atomic(directory / "patch.diff", self.redact(patch))
-        write_text_atomic(directory / "run.json", self.redact(json.dumps(record, indent=2) + "\n"))
+        write_text_atomic(directory / "run.json", json.dumps(record, indent=2) + "\n")
         with self.lock:
-            self.runs[(record["task_id"], record["repeat"], record["variant"])] = json.loads(self.redact(json.dumps(record)))
+            self.runs[(record["task_id"], record["repeat"], record["variant"])] = record
             self.write_index()
 
     def write_index(self) -> None:
