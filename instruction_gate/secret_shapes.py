@@ -33,12 +33,12 @@ PATTERNS = (
     ("JSON web token", re.compile(r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")),
     ("credential in URL", re.compile(r"\b[a-z][a-z0-9+.\-]{0,31}://[^\s:/@\"'\\]{1,256}:(?P<value>[^\s:/@\"'\\]{3,256})@",
                                      re.IGNORECASE)),
-    ("bearer token", re.compile(r"(?i)\bbearer\s+(?P<quote>)(?P<value>[A-Za-z0-9/+_\-.=~]{16,})")),
+    ("bearer token", re.compile(r"(?i)\bbearer\s+(?P<quote>)(?P<value>[A-Za-z0-9/+_\-.=~]{15,}[A-Za-z0-9/+_\-=~])")),
     # The keyword may end a longer name (AWS_SECRET_ACCESS_KEY, GH_TOKEN, db.password): the name's
     # start is found by `_name_start`, not by the pattern.
     ("credential assignment", re.compile(
         r"(?i)(?:api[_-]?key|secret|token|passw(?:or)?d|credential|access[_-]?key)s?(?:[_.\-][A-Za-z0-9]{1,40}){0,4}\b"
-        r"\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[A-Za-z0-9/+_\-.=]{16,})")),
+        r"\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[A-Za-z0-9/+_\-.=]{15,}[A-Za-z0-9/+_\-=])")),  # not a full stop
 )
 #: Generic assignments only count when the value looks random (bits per character).
 MIN_ENTROPY = 3.0

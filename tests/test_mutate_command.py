@@ -124,6 +124,15 @@ def test_markdown_names_what_survives():
     assert to_json(report)["score"]["ratio"] == 0.5
 
 
+def test_files_too_large_to_mutate_are_named_in_both_reports():
+    report = MutationReport("a" * 40, Outcome(None, SURVIVED, "PASS", "a" * 40, "c"), [], 2, 2,
+                            oversized={"AGENTS.md": 2_415_374})
+    assert "Not mutated, larger than the 1 MiB the harness reads of one instruction file: " \
+           "`AGENTS.md` (2,415,374 bytes)." in markdown(report)
+    assert to_json(report)["oversized"] == [{"path": "AGENTS.md", "bytes": 2_415_374}]
+    assert to_json(MutationReport("a" * 40, Outcome(None, SURVIVED, "PASS", "a" * 40, "c"), [], 2, 2))["oversized"] == []
+
+
 def test_a_surviving_contradiction_is_not_called_an_unused_rule():
     """A prohibition plus an inserted opposite ("Never edit vendor/**", "Always edit vendor/**") can
     survive while the prohibition is obeyed and depended on: the report must not say no task depends on it."""
@@ -174,3 +183,22 @@ def test_help_states_the_defaults_of_min_score_and_max_mutants(capsys):
     help_text = " ".join(capsys.readouterr().out.split())
     assert "default: none, only report (exit 0 unless the A/A control is killed" in help_text
     assert "patch files first, then one of each operator in turn" in help_text
+
+
+def test_a_token_in_the_base_instructions_reaches_no_mutant_diff_or_report(git_repo, tmp_path, capsys):
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    base, manifest, adapter = small_suite(git_repo, tmp_path)
+    base = git_repo.commit({"AGENTS.md": f"# Rules\n\n- Always run the tests.\n- Never push with GH_TOKEN={token}.\n"},
+                           "a token in a rule")
+    out = tmp_path / "out"
+    code = main(["mutate", "--repo", str(git_repo.path), "--manifest", str(manifest), "--base", base,
+                 "--out", str(out), "--adapter", adapter, "--operators", "delete-rule"])
+    assert code == 0
+    printed = capsys.readouterr()
+    assert token not in printed.out + printed.err
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert sum(p.name == "mutant.diff" for p in files) == 3  # the control and two mutants
+    for path in files:
+        assert token not in path.read_text(), path
+    rules = [m["rule"] for m in json.loads((out / "mutation.json").read_text())["mutants"]]
+    assert rules == ["Always run the tests.", "Never push with GH_TOKEN=[REDACTED]."]

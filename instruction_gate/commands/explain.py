@@ -18,11 +18,19 @@ from instruction_gate.commands.doctor_setup import PROJECT_CONFIG, project_confi
 from instruction_gate.reference_agent.explain import (
     AGENTS, as_json, bytes_sent, explain, hidden_text, import_notes, outside_files, unreadable_files,
 )
+from instruction_gate import secret_shapes
 from instruction_gate.console import say, safe_json
+from instruction_gate.secrets import Redactor
 
 _KIND_LABELS = {"run": "run", "test_command": "test command", "verify": "verify", "forbid_command": "never run",
                 "protect_path": "do not edit", "approve_command": "approval (run)", "approve_edit": "approval (edit)",
                 "read": "read"}
+
+
+def _say(text: str) -> None:
+    """Print one line of the report with credential-shaped text redacted: a token pasted into an
+    AGENTS.md would otherwise reach the CI log of every run of explain."""
+    say(secret_shapes.redact(text))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,38 +94,38 @@ def run(args: argparse.Namespace) -> int:
         data["hidden_characters"] = [{"file": path, "line": line, "characters": chars} for path, line, chars in hidden]
         for chain in data["chains"]:
             chain["refused_project_config"] = [path for path, key in configs if PROJECT_CONFIG[key][0] == chain["agent"]]
-        print(safe_json(json.dumps(data, indent=2)))
+        print(safe_json(json.dumps(Redactor().data(data), indent=2)))
         return EXIT_PASS
-    say(f"{quote(repo)} ({tree.label}), task directory: {quote(directory or '.')}")
+    _say(f"{quote(repo)} ({tree.label}), task directory: {quote(directory or '.')}")
     for chain in found:
         inside = [f for f in chain.files if f.path not in outside]
         total, sent = sum(f.bytes_loaded for f in inside), sum(bytes_sent(f) for f in inside)
         amount = f"{total} bytes" if sent == total else f"{total} bytes on disk, {sent} bytes sent"
-        say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {amount}")
+        _say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {amount}")
         show = lambda f, suffix: _show(f, suffix, chain.agent, tree, notes, outside)  # noqa: E731
         for f in chain.files:
             show(f, "  (cut: {0.bytes_loaded} of {0.size} bytes)" if f.truncated else "")
         for f in chain.whole[len(chain.files):]:
-            say(f"  {quote(f.path)}  {f.size} B  (not loaded: over the budget)")
+            _say(f"  {quote(f.path)}  {f.size} B  (not loaded: over the budget)")
         if not chain.files:
-            say("  (no instruction file)")
+            _say("  (no instruction file)")
         for f in chain.later:
             show(f, f"  ({LOADERS[chain.agent].later_how})")
         for path, key in configs:
             if PROJECT_CONFIG[key][0] == chain.agent:
-                say(f"  note: {quote(path)}: the {chain.agent} adapter refuses to start next to it unless "
+                _say(f"  note: {quote(path)}: the {chain.agent} adapter refuses to start next to it unless "
                     "workspace_settings=trust")
     if unreadable:
-        say("")
+        _say("")
     for path, what in unreadable.items():  # an agent skips it (or may wait on a pipe): never silently
-        say(f"Not loaded: {quote(path)} is {what}, which no agent reads as instructions")
+        _say(f"Not loaded: {quote(path)} is {what}, which no agent reads as instructions")
     if hidden:
-        say("")
+        _say("")
     for path, line, chars in hidden[:_HIDDEN_SHOWN]:
-        say(f"Hidden: {quote(path)}:{line} holds {', '.join(sorted(set(chars)))}, which a reviewer cannot see; "
+        _say(f"Hidden: {quote(path)}:{line} holds {', '.join(sorted(set(chars)))}, which a reviewer cannot see; "
             "the agent reads it, and a command or rule with it inside is no longer what the page shows (lint IG009)")
     if len(hidden) > _HIDDEN_SHOWN:
-        say(f"Hidden: {len(hidden) - _HIDDEN_SHOWN} more line(s) like these (--json lists all)")
+        _say(f"Hidden: {len(hidden) - _HIDDEN_SHOWN} more line(s) like these (--json lists all)")
     _directives(explained)
     return EXIT_PASS
 
@@ -130,26 +138,26 @@ def _show(f: LoadedFile, suffix: str, agent: str, tree: Tree, notes: dict[tuple[
           outside: dict[str, str]) -> None:
     where = quote(posixpath.dirname(f.path) or ".")
     if f.path in outside:
-        say(f"  {quote(f.path)}  (symlink to {quote(outside[f.path])} outside the repository: the agent loads "
+        _say(f"  {quote(f.path)}  (symlink to {quote(outside[f.path])} outside the repository: the agent loads "
             "whatever is there on the machine; reviewers do not see it)" + suffix.format(f, where=where))
         return
     sent = bytes_sent(f)
     amount = f"{f.size} B" if sent == f.bytes_loaded else f"{f.size} B on disk, {sent} B sent"
-    say(f"  {quote(f.path)}  {amount}" + suffix.format(f, where=where))
+    _say(f"  {quote(f.path)}  {amount}" + suffix.format(f, where=where))
     if f.size > INSTRUCTION_CAP_BYTES:
-        say(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
+        _say(f"    note: over the {INSTRUCTION_CAP_BYTES} byte read cap: the harness reads only the first "
               f"{INSTRUCTION_CAP_BYTES} bytes; this agent loads {f.bytes_loaded} B of it")
     failure = "; the model reads an import-failure text in its place" if LOADERS[agent].imports and \
         LOADERS[agent].imports.failure_text else ""
     for item in notes.get((agent, real_path(f.path, tree.link_target) or f.path), []):
-        say(f"    @{quote(item.ref)}: not loaded ({REASONS[item.problem]}){failure if item.problem != 'depth' else ''}")
+        _say(f"    @{quote(item.ref)}: not loaded ({REASONS[item.problem]}){failure if item.problem != 'depth' else ''}")
 
 
 def _directives(explained: list) -> None:
-    say(f"\nThe reference agent's directives ({len(explained)}):")
+    _say(f"\nThe reference agent's directives ({len(explained)}):")
     for item in explained:
         d = item.directive
         argument = f" `{quote(d.argument)}`" if d.argument else ""
-        say(f"  {quote(d.source)}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {quote(item.outcome, limit=2000)}")
+        _say(f"  {quote(d.source)}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {quote(item.outcome, limit=2000)}")
     if not explained:
-        say("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
+        _say("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")

@@ -43,7 +43,7 @@ from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.run import out_lock
 from instruction_gate.commands.evaluate import MAX_REPEATS
 from instruction_gate.verdict.results import ResultSet, load_results
-from instruction_gate.secrets import split_environment
+from instruction_gate.secrets import Redactor, split_environment
 from instruction_gate.suite.suite_files import missing_suite_files, unavailable_check_programs
 from instruction_gate.report.summary_md import render
 from instruction_gate.run.workspace import VARIANTS
@@ -129,11 +129,11 @@ def judge(results_dir: Path, policy: Policy, mutant: Mutant | None, candidate_sh
     return Outcome(mutant, status_of(decision.exit_code), headline, candidate_sha, str(results_dir))
 
 
-def write_diff(results_dir: Path, files: Files, mutant: Mutant | None) -> None:
+def write_diff(results_dir: Path, files: Files, mutant: Mutant | None, redact: Redactor) -> None:
     """`mutant.diff`: what the mutant changed (empty for the control), kept because the commit
     it was evaluated at lives only in the removed scratch repository."""
     results_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(results_dir / "mutant.diff", unified_diff(files, mutant.changes) if mutant else "")
+    write_text_atomic(results_dir / "mutant.diff", redact(unified_diff(files, mutant.changes)) if mutant else "")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -173,6 +173,9 @@ def run(args: argparse.Namespace) -> int:
                           "FILE..., or choose operators")
     options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
     repeats = args.repeats or manifest.repeats
+    # The base's instruction files are trusted, but a token pasted into one must not spread into
+    # every mutant's diff, description and report.
+    redact = Redactor(split_environment().secret_values)
     with out_lock.hold(args.out), ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
         suite = manifest_mod.load(scratch.manifest_path)
         files = scratch.instruction_files(base_sha, suite)
@@ -204,7 +207,7 @@ def run(args: argparse.Namespace) -> int:
         rules = (impact.discovery_for(policy.impact["discovery"], argv, options)
                  if policy.impact["mode"] == "skip" else None)
         control_dir = args.out / "control"
-        write_diff(control_dir, files, None)
+        write_diff(control_dir, files, None, redact)
         control_store = runner.run(scratch.control_contract(base_sha, suite), control_dir, VARIANTS)
         control = judge(control_dir, policy, None, base_sha)
         base_runs = {k: v for k, v in control_store.runs.items() if k[2] == "base"}
@@ -213,7 +216,7 @@ def run(args: argparse.Namespace) -> int:
             sha = scratch.commit(base_sha, mutant.changes, f"instruction-gate mutant {mutant.id}")
             checked = check_all(scratch.root, scratch.manifest_path, base_sha, sha)
             results_dir = args.out / "mutants" / _slug(number, mutant)
-            write_diff(results_dir, files, mutant)
+            write_diff(results_dir, files, mutant, redact)
             reach = None if rules is None else impact.analyse(checked, rules, temp_root=args.temp_dir,
                                                                task_ids=runner.task_ids)
             if reach is not None and not reach.affected:
@@ -223,14 +226,14 @@ def run(args: argparse.Namespace) -> int:
                 tasks, extra = (None, None) if reach is None else (reach.affected, {"impact": reach.record()})
                 adopt_base_runs(runner.run(checked.contract, results_dir, ("candidate",), tasks, extra), base_runs)
                 outcomes.append(judge(results_dir, policy, mutant, sha))
-            say(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}", file=sys.stderr)
+            say(redact(f"mutate: [{number}/{len(mutants)}] {mutant.id}: {outcomes[-1].status}"), file=sys.stderr)
     naive = (len(mutants) + 1) * len(VARIANTS) * repeats * len(runner.tasks)
     cwds = [t.cwd for t in runner.tasks]
     report = MutationReport(base_sha, control, outcomes, runner.executed, naive, per_operator,
                             coverage.gaps(files, cwds), len(cwds), too_large)
-    summary = markdown(report, args.out)
+    summary = redact(markdown(report, args.out))
     write_text_atomic(args.out / "mutation.md", summary + "\n")
-    write_json_atomic(args.out / "mutation.json", to_json(report))
+    write_json_atomic(args.out / "mutation.json", redact.data(to_json(report)))
     say(summary)
     if control.status == NOT_EVALUATED:
         return EXIT_NOT_EVALUATED

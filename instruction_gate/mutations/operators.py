@@ -73,10 +73,12 @@ def resolve(names: Iterable[str], truncate_at: int | None = None) -> list[tuple[
 def generate(files: Files, operator_names: Iterable[str] = OPERATORS, patch_paths: Iterable[Path] = (),
              truncate_at: int | None = None) -> list[Mutant]:
     """Every mutant of the patch files and the operators (in that order), each unique and each a
-    real change. Operators leave `oversized` files alone. No operator's mutant deletes or empties a file: that tests "no instructions at
-    all", not the rule the operator names (a patch file may, as its author chose)."""
+    real change. Operators leave `oversized` files alone. No operator's mutant deletes or empties
+    a file: that tests "no instructions at all", not the rule the operator names (a patch file
+    may, as its author chose)."""
     mutants: dict[str, Mutant] = {}
-    mutable = {path: data for path, data in files.items() if path not in oversized(files)}
+    too_large = oversized(files)
+    mutable = {path: data for path, data in files.items() if path not in too_large}
     sources = [patch_mutants(files, patch_paths)] + [op(mutable) for _, op in resolve(operator_names, truncate_at)]
     for source in sources:
         for mutant in source:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from instruction_gate.cli import main
+from instruction_gate.lint import coverage
 from instruction_gate.lint.coverage import gaps
 
 LONG = b"# Rules\n\n- Run `make test`.\n\n" + b"- Keep it short.\n" * 2100 + b"\n## Release steps\n\n- Tag it.\n"
@@ -34,6 +35,20 @@ def test_sections_past_the_codex_cut_are_gaps_when_no_task_sees_the_file_whole()
     assert [(g.agent, g.section) for g in found] == [("codex", "Release steps")]
     assert "32768-byte cut" in found[0].why
     assert gaps({"AGENTS.md": LONG}, ["."], {"codex": 1 << 20}) == []
+
+
+def test_repeated_headings_past_the_cut_are_one_gap_and_the_table_is_capped():
+    # A hostile file: the same heading hundreds of times past the cut, and many distinct ones.
+    body = b"# Rules\n\n" + b"- Keep it short.\n" * 2100
+    repeated = body + b"\n## Notes\n\n- x\n" * 300
+    found = gaps({"AGENTS.md": repeated}, ["."])
+    assert [(g.agent, g.section) for g in found] == [("codex", "Notes")]  # one agent name, once
+    many = body + b"".join(b"\n## Part %d\n\n- x\n" % i for i in range(45))
+    found = gaps({"AGENTS.md": many}, ["."])
+    assert len(found) == 45
+    table = coverage.markdown(found, 1)
+    assert sum(line.startswith("| codex |") for line in table) == coverage.MAX_ROWS
+    assert f"… and {45 - coverage.MAX_ROWS} more gap(s), listed in the JSON report." in table
 
 
 def test_lint_reports_coverage_with_a_manifest(git_repo, tmp_path, capsys):

@@ -136,6 +136,17 @@ def test_secret_value_never_appears_in_message(tmp_path):
     assert found and TOKEN not in found[0].message and TOKEN[:12] not in found[0].message
 
 
+@pytest.mark.parametrize("line", [
+    "Export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzR4ND0MKQ before you run the tests.",  # prose
+    "Run `AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzR4ND0MKQ make deploy`.",  # a code span
+    'In `~/.aws/credentials`: aws_secret_access_key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzR4ND0MKQ"',
+])
+def test_a_secret_under_a_longer_name_is_reported_at_the_name(tmp_path, line):
+    found = findings(tmp_path, {"AGENTS.md": f"# Setup\n\n{line}\n"}, "IG007")
+    assert [(f.line, f.column) for f in found] == [(3, line.lower().index("aws_secret_access_key") + 1)]
+    assert "wJalrXU" not in found[0].message
+
+
 @pytest.mark.parametrize("later, contradicts", [
     ("- Never run `make test` before committing.\n", True),      # imperative vs never
     ("Do not run make test before committing.\n", True),

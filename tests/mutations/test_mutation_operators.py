@@ -283,3 +283,28 @@ def test_no_operator_edits_inside_a_code_example():
     assert mutants and all(example in text(m) for m in mutants if m.operator != "truncate")
     stale = [m for m in mutants if m.operator == "stale-command"]
     assert stale and "```bash\nmake renamed-test\n```" in text(stale[0])
+
+
+def test_a_large_file_makes_one_edit_per_rule_over_one_shared_text():
+    """Generation stays linear: every mutant of a file refers to the one decoded text and holds
+    only its splice; its bytes are built on demand and equal the base minus that one rule."""
+    lines = [f"- Always run `make check-{i}` before you commit.\n" for i in range(400)]
+    data = ("# Rules\n\n" + "".join(lines)).encode()
+    mutants = [m for m in generate({"AGENTS.md": data}, ["delete-rule"])]
+    assert len(mutants) == 400
+    shared = {id(m.edits["AGENTS.md"].text) for m in mutants}
+    assert len(shared) == 1
+    for mutant in mutants[::37]:
+        removed = mutant.line - 3  # rules start on line 3
+        expected = "# Rules\n\n" + "".join(lines[:removed] + lines[removed + 1:])
+        assert text(mutant) == expected
+
+
+def test_a_file_over_the_read_cap_is_left_to_patch_files(tmp_path):
+    from instruction_gate.mutations.operators import oversized
+    from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
+    huge = b"# Rules\n\n" + b"- Always run `make test`.\n" * (INSTRUCTION_CAP_BYTES // 26 + 10)
+    files = {"AGENTS.md": huge, "svc/AGENTS.md": b"# Svc\n\n- Always run `make svc`.\n"}
+    assert oversized(files) == {"AGENTS.md": len(huge)}
+    made = generate(files, OPERATORS)
+    assert made and {m.path for m in made} == {"svc/AGENTS.md"}

@@ -349,3 +349,17 @@ def test_an_empty_directory_gets_its_parents_files_and_a_submodule_is_named(git_
     git_repo.git("commit", "-qm", "submodule")
     assert main(["explain", "--repo", str(git_repo.path), "--revision", "HEAD", "--cwd", "ext"]) == 2
     assert "--cwd: ext is a git submodule (--revision)" in capsys.readouterr().err
+
+
+def test_a_token_in_an_instruction_file_is_redacted_from_text_and_json(git_repo, capsys):
+    token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    git_repo.commit({"AGENTS.md": f"# Release\n\n- Never run `git push https://bot:{token}@github.com/o/r.git`.\n"
+                                  f"- Never run `curl -H 'Authorization: Bearer {token[4:]}' https://x.test`.\n"},
+                    "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path))
+    assert code == 0 and token not in out and token[4:] not in out
+    assert "AGENTS.md:3  never run `git push https://bot:[REDACTED]@github.com/o/r.git`" in out
+    assert "AGENTS.md:4  never run `curl -H 'Authorization: Bearer [REDACTED]' https://x.test`" in out
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--json")
+    assert code == 0 and token not in out and token[4:] not in out
+    assert "git push https://bot:[REDACTED]@github.com/o/r.git" in {d["argument"] for d in json.loads(out)["directives"]}

@@ -63,3 +63,29 @@ def test_secrets_are_scrubbed_from_every_environment_and_record(git_repo, tmp_pa
             # Raw and JSON-escaped forms (a quote or backslash in a secret is escaped in run.json).
             for form in {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}:
                 assert form.encode() not in data, (path, value)
+
+
+def test_a_token_in_the_candidates_instructions_reaches_no_record(git_repo, tmp_path):
+    """The header's instruction hunks, the agent's events and its patch all repeat the candidate's
+    AGENTS.md; a credential pasted there is redacted by shape, not only by variable value."""
+    token, aws = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzR4ND0MKQ"
+    base, _ = build_suite_repo(git_repo, [task("t1")])
+    candidate = git_repo.commit({"AGENTS.md": f"Run `pytest`.\nSet GITHUB_TOKEN={token} and\n"
+                                              f"AWS_SECRET_ACCESS_KEY={aws} first.\n"}, "candidate with a token")
+    adapter = make_adapter(tmp_path, """
+        text = open(os.path.join(request["workspace"], "AGENTS.md")).read()
+        emit(type="message", text="I read:\\n" + text)
+        open(os.path.join(request["workspace"], "notes.txt"), "w").write(text)
+    """)
+    out = tmp_path / "out"
+    result = evaluate(git_repo, base, candidate, out, adapter)
+    assert result.returncode == 0, result.stderr
+    assert token not in result.stdout + result.stderr and aws not in result.stdout + result.stderr
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert {"index.json", "events.jsonl", "patch.diff", "run.json"} <= {p.name for p in files}
+    for path in files:
+        text = path.read_text()
+        assert token not in text and aws not in text, path
+    events = (out / "t1" / "repeat-0" / "candidate" / "events.jsonl").read_text()
+    assert "GITHUB_TOKEN=[REDACTED]" in events and "AWS_SECRET_ACCESS_KEY=[REDACTED]" in events
+    assert "GITHUB_TOKEN=[REDACTED]" in json.dumps(json.loads((out / "index.json").read_text()))
