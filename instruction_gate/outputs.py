@@ -8,7 +8,8 @@ as directories, and places the user cannot write. Exit 2, each problem named.
 A file output's directory must already exist: a mistyped `--sarif /nonexistent/dir/x.sarif`
 is refused rather than answered with a new directory tree. Only directories a command documents
 as its own are created, with their parents: `--out`, `--output-dir`, `--temp-dir`, and the
-directory of `compare --summary` (a bundle of summary.md, summary.json and the chart).
+directory of `compare --summary` (a bundle of summary.md, summary.json and the chart). No output
+is inside a `.git` directory, and no output directory is a working tree's root.
 """
 
 from __future__ import annotations
@@ -31,7 +32,23 @@ def _nearest_existing(path: Path) -> Path:
     return current
 
 
+def _repository_problem(flag: str, path: Path, want_dir: bool) -> str | None:
+    """Git's own files and a working tree's root are never outputs: `--out .git` would write runs
+    among the objects and refs, and `--out .` at the root spreads run directories named after
+    task ids (`src/`, `docs/`) over the project's own. A subdirectory of the tree is fine."""
+    real = _real(path)
+    if ".git" in real.parts:
+        return f"{flag} {path}: is inside a .git directory ({real}); write outputs outside git's own files"
+    if want_dir and os.path.lexists(real / ".git"):
+        return (f"{flag} {path}: is the root of a git working tree ({real}); give a directory of its own, "
+                f"e.g. {path / 'instruction-gate-out'}")
+    return None
+
+
 def _writable_problem(flag: str, path: Path, want_dir: bool, created: bool = False) -> str | None:
+    repository = _repository_problem(flag, path, want_dir)
+    if repository:
+        return repository
     if want_dir and path.exists() and not path.is_dir():
         return f"{flag} {path}: exists and is not a directory"
     if not want_dir and path.is_dir():

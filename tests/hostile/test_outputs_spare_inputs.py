@@ -77,3 +77,29 @@ def test_mutate_out_files_cannot_be_instruction_files(repo, capsys):
                  "--out", str(repo)])
     err = capsys.readouterr().err
     assert code == 2 and f"--out (mutation.md) {repo / 'mutation.md'}" in err
+
+
+@pytest.mark.parametrize("out, says", [(".", "is the root of a git working tree"), (".git", "inside a .git directory"),
+                                       (".git/refs/out", "inside a .git directory")])
+def test_no_output_lands_at_the_trees_root_or_among_gits_files(repo, capsys, monkeypatch, out, says):
+    monkeypatch.chdir(repo)
+    (repo / "m.json").write_text('{"schema_version": 1, "repeats": 1, "instruction_paths": ["AGENTS.md"], "tasks": ['
+                                 '{"id": "a", "kind": "bug_fix", "prompt_file": "docs/extra.md", "checks": [["true"]]}]}\n')
+    before, refs = _snapshot(repo), sorted(p.name for p in (repo / ".git" / "refs").rglob("*"))
+    code = main(["mutate", "--repo", ".", "--manifest", "m.json", "--base", "HEAD", "--adapter", "/bin/true",
+                 "--out", out])
+    err = capsys.readouterr().err
+    assert code == 2 and says in err and "nothing was written" in err
+    assert _snapshot(repo) == before and sorted(p.name for p in (repo / ".git" / "refs").rglob("*")) == refs
+    code = main(["lint", "--repo", ".", "--json", ".git/config"])
+    assert code == 2 and "inside a .git directory" in capsys.readouterr().err
+
+
+def test_evaluate_out_at_the_root_is_refused_and_a_subdirectory_is_not(repo, capsys, monkeypatch):
+    monkeypatch.chdir(repo)
+    code = main(["evaluate", "--repo", ".", "--manifest", "m.json", "--base", "HEAD", "--candidate", "HEAD",
+                 "--adapter", "/bin/true", "--out", "."])
+    assert code == 2 and "root of a git working tree" in capsys.readouterr().err
+    code = main(["evaluate", "--repo", ".", "--manifest", "m.json", "--base", "HEAD", "--candidate", "HEAD",
+                 "--adapter", "/bin/true", "--out", "results"])
+    assert code == 2 and "root of a git working tree" not in capsys.readouterr().err  # the missing manifest

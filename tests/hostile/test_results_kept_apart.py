@@ -39,8 +39,8 @@ def test_a_second_runner_on_one_out_is_refused_naming_the_holder(git_repo, tmp_p
         gate.write_text("go")
         first.communicate(timeout=60)
     assert first.returncode == 0
-    # The holder is gone, so its lock is stale: the kernel released it with the process.
-    assert "pid" in (out / LOCK_NAME).read_text()
+    # A holder that finishes removes its lock file: the directory keeps only the records.
+    assert not (out / LOCK_NAME).exists()
     assert evaluate(git_repo, base, candidate, out, slow, "--resume").returncode == 0
 
 
@@ -120,3 +120,23 @@ def test_lint_outputs_never_overwrite_its_policy(git_repo, tmp_path, capsys, fla
     code = main(["lint", "--repo", str(git_repo.path), "--policy", str(policy), flag, str(policy)])
     assert code == 2 and "would overwrite the input" in capsys.readouterr().err
     assert policy.read_text() == "{}"
+
+
+def test_the_lock_leaves_nothing_behind_and_a_failed_start_no_empty_directory(tmp_path):
+    from instruction_gate.errors import ConfigError
+    from instruction_gate.run import out_lock
+
+    out = tmp_path / "new" / "out"
+    with pytest.raises(ConfigError, match="in use by another evaluation"):
+        with out_lock.hold(out):
+            assert (out / LOCK_NAME).is_file()
+            with out_lock.hold(out):  # a second holder of the same directory
+                pass
+    assert not out.exists()  # made by the lock, nothing written: removed
+    existing = tmp_path / "existing"
+    existing.mkdir()
+    (existing / "notes.txt").write_text("mine\n")
+    for _ in range(3):  # released and taken again, each time over a fresh file
+        with out_lock.hold(existing):
+            (existing / "index.json").write_text("{}\n")
+    assert sorted(p.name for p in existing.iterdir()) == ["index.json", "notes.txt"]
