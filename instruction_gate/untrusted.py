@@ -27,10 +27,13 @@ def read_instruction_bytes(path: Path | str, limit: int = INSTRUCTION_CAP_BYTES)
     the operating system cannot represent (an embedded NUL raises ValueError in `os.stat`).
     """
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
+        status = os.stat(path)
+        if not stat.S_ISREG(status.st_mode):
             return None
         with open(path, "rb") as handle:
-            return handle.read(max(limit, 0))
+            # A read allocates its whole limit first: a budget of 10**22 bytes (a user's setting)
+            # must cost what the file holds. Not less than the cap, for files that report size 0.
+            return handle.read(min(max(limit, 0), max(status.st_size, INSTRUCTION_CAP_BYTES)))
     except (OSError, ValueError):
         return None
 

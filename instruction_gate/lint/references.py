@@ -41,6 +41,23 @@ class Reference:
 _HOST_SEGMENT = re.compile(r"^[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.[a-z]{2,6}(?::\d+)?$")
 
 
+#: Characters a shell would take as syntax (an escape, a pipe, a list), in a span with no space:
+#: `back\slash/notes.md` names a file of that spelling, not the `backslash/notes.md` a shell would
+#: open, and `pipe|x/notes.md` is a directory `pipe|x`, not a pipe into `x/notes.md`.
+_SHELL_SYNTAX_IN_NAME = re.compile(r"[\\|;&]")
+_COMMAND_LIST = re.compile(r"&&|\|\||[|;&]\.{0,2}/")
+_LITERAL_NAME = re.compile(r"^[^\s`'\"$*?<>(){}\[\]#!~=]+$")
+
+
+def literal_path(snippet: str) -> bool:
+    """A one-word span that is a path with shell syntax characters in its name: kept as written."""
+    if not (_SHELL_SYNTAX_IN_NAME.search(snippet) and _LITERAL_NAME.match(snippet)):
+        return False
+    if _COMMAND_LIST.search(snippet):
+        return False  # `make&&./run.sh`: written without spaces, still two commands
+    return looks_like_path(_SHELL_SYNTAX_IN_NAME.sub("_", snippet))
+
+
 def looks_like_path(token: str) -> bool:
     if not _PATHLIKE.match(token) or token.startswith(("-", "@")) or token in (".", ".."):
         return False
@@ -193,7 +210,7 @@ def references(text: str) -> list[Reference]:
         if number not in fenced or number != previous + 1:
             directory = None
         previous = number
-        if looks_like_path(snippet):
+        if looks_like_path(snippet) or literal_path(snippet):
             found.append(Reference("path", snippet, number, column,
                                    directory if not snippet.startswith(("/", "~")) else None))
             continue

@@ -8,6 +8,7 @@ every directive the reference agent understood, with file:line and what it would
 from __future__ import annotations
 
 import posixpath
+import re
 from functools import lru_cache
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -58,8 +59,9 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
             agents = reach.setdefault(first_path[real], {})
             agents[chain.agent] = max(agents.get(chain.agent, 0), loaded.bytes_loaded)
     # As the reference agent reads in a run: at most the read cap, NUL and invalid UTF-8 as U+FFFD
-    files = [(path, decode_instruction(data[:min(max(agents.values()), INSTRUCTION_CAP_BYTES)]))
-             for path, agents in reach.items() if (data := tree.read(path)) is not None]
+    raw = {path: data[:min(max(agents.values()), INSTRUCTION_CAP_BYTES)]
+           for path, agents in reach.items() if (data := tree.read(path)) is not None}
+    files = [(path, decode_instruction(data)) for path, data in raw.items()]
 
     def read_document(path: str) -> str | None:
         data = tree.read(path)
@@ -69,29 +71,26 @@ def explain(tree: Tree, directory: str, agents: str, repo_root: Path, instructio
     present = every | directories(every)
     plan = build_plan(files, read_document, exists=lambda path: posixpath.normpath(path) in present)
     loaded = {path for path, _ in files}
-    texts = dict(files)
-    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded) + _partly_read(d, texts, reach),
+    return found, plan, [Explained(d, _outcome(d, plan, repo_root, loaded) + _partly_read(d, raw, reach),
                                    command_cwd(d.argument or "", plan.command_directory(d.argument or "", d.source), repo_root)
                                    if d.kind in ("run", "test_command") else None)
                          for d in plan.followed]
 
 
 @lru_cache(maxsize=16)
-def _line_starts(text: str) -> tuple[int, ...]:
-    """Byte offset where each line starts (lines end at a line feed): counted once per file, not per directive."""
-    starts, total = [0], 0
-    for line in text.split("\n")[:-1]:
-        total += len(line.encode("utf-8")) + 1
-        starts.append(total)
-    return tuple(starts)
+def _line_starts(data: bytes) -> tuple[int, ...]:
+    """Byte offset where each line starts (lines end at a line feed): counted once per file, not per
+    directive, in the file's bytes: an invalid byte is one byte on disk but three as U+FFFD."""
+    return (0, *(match.end() for match in re.finditer(b"\n", data)))
 
 
-def _partly_read(d: Directive, texts: dict[str, str], reach: dict[str, dict[str, int]]) -> str:
+def _partly_read(d: Directive, raw: dict[str, bytes], reach: dict[str, dict[str, int]]) -> str:
     """" (read only by gemini, opencode)" when some chosen agents stop before the directive's line."""
-    agents, text = reach.get(d.source), texts.get(d.source)
-    if not agents or text is None or len(agents) < 2:
+    agents, data = reach.get(d.source), raw.get(d.source)
+    if not agents or data is None or len(agents) < 2:
         return ""
-    offset = _line_starts(text)[d.line - 1] if d.line <= len(_line_starts(text)) else len(text.encode("utf-8"))
+    starts = _line_starts(data)
+    offset = starts[d.line - 1] if d.line <= len(starts) else len(data)
     readers = sorted(agent for agent, loaded in agents.items() if loaded > offset)
     return "" if len(readers) == len(agents) else f" (read only by {', '.join(readers)}: the others stop before this line)"
 

@@ -157,3 +157,16 @@ def test_a_path_after_cd_is_looked_up_below_that_directory(tmp_path):
         "Referenced path `./gone.py` does not exist (looked in the repository root, after `cd tests/e2e`)."]
     # a `cd` on its own line holds for the lines under it
     assert _missing(tmp_path / "own", "```sh\ncd tests/e2e\n./run.py\n```\n", **extra) == []
+
+
+@pytest.mark.parametrize("name", ["back\\slash/notes.md", "pipe|x/notes.md", "semi;colon/run.sh"])
+def test_a_path_with_shell_syntax_in_its_name_is_checked_as_written(tmp_path, name):
+    """A one-word span is a name, not shell: the escape is not removed nor the pipe split."""
+    text = f"Read `{name}` first.\n"
+    assert _missing(tmp_path, text) == [name]  # as written
+    assert _missing(tmp_path / "present", text, **{name: "x\n"}) == []
+
+
+@pytest.mark.parametrize("span, missing", [("make&&./run.sh", ["./run.sh"]), ("ls|./filter.sh", ["./filter.sh"])])
+def test_commands_written_without_spaces_are_still_commands(tmp_path, span, missing):
+    assert _missing(tmp_path, f"Run `{span}`.\n", Makefile="all:\n\ttrue\n") == missing

@@ -363,3 +363,21 @@ def test_a_token_in_an_instruction_file_is_redacted_from_text_and_json(git_repo,
     code, out = explained(capsys, "--repo", str(git_repo.path), "--json")
     assert code == 0 and token not in out and token[4:] not in out
     assert "git push https://bot:[REDACTED]@github.com/o/r.git" in {d["argument"] for d in json.loads(out)["directives"]}
+
+
+def test_invalid_bytes_count_once_where_each_agent_stops(git_repo, capsys):
+    """Invalid UTF-8 is one byte on disk and three as U+FFFD: an offset counted in the decoded text
+    put a directive past every agent's cut ("read only by : ...")."""
+    data = b"# Rules\n\n" + b"\xff" * 20_000 + b"\n\n- Always run `make test` before finishing.\n"
+    git_repo.commit({"AGENTS.md": data, "Makefile": "test:\n\ttrue\n"}, "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "all")
+    assert code == 0 and "AGENTS.md:5  test command `make test`" in out
+    assert "read only by" not in out  # 20 KB is inside every agent's budget
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--agent", "all", "--doc-budget-bytes", "20000")
+    assert "(read only by " in out and "read only by :" not in out and "codex" not in out.split("read only by")[1].split(":")[0]
+
+
+def test_a_budget_beyond_any_file_is_accepted_and_costs_nothing(git_repo, capsys):
+    git_repo.commit({"AGENTS.md": "- Always run `make test`.\n"}, "base")
+    code, out = explained(capsys, "--repo", str(git_repo.path), "--doc-budget-bytes", "9" * 23)
+    assert code == 0 and "AGENTS.md  26 B" in out
