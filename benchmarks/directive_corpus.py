@@ -34,6 +34,7 @@ from instruction_gate.lint.engine import lint  # noqa: E402
 from instruction_gate.lint.imports import imports  # noqa: E402
 from instruction_gate.lint.model import Finding  # noqa: E402
 from instruction_gate.lint.policy import LintPolicy  # noqa: E402
+from instruction_gate.lint.tree import directories  # noqa: E402
 from instruction_gate.reference_agent import directives  # noqa: E402
 
 CORPUS = Path(__file__).resolve().parent / "directive_corpus"
@@ -220,12 +221,20 @@ class ListingTree:
         self._ignores = context["gitignore"]
         self._links = context.get("links", {})
         self._files = frozenset(context["files"]) | frozenset(texts) | frozenset(self._links)
+        self._directories = directories(self._files)
 
     def files(self) -> frozenset[str]:
         return self._files
 
     def link_target(self, path: str) -> str | None:
         return self._links.get(path)
+
+    def kind(self, path: str) -> str | None:
+        if path in self._links:
+            return "symlink"
+        if path in self._files:
+            return "file"
+        return "directory" if path in self._directories else None
 
     def read(self, path: str) -> bytes | None:
         if path in self._texts:

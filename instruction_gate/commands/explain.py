@@ -71,6 +71,8 @@ def run(args: argparse.Namespace) -> int:
     directory = posixpath.normpath(args.cwd.strip("/") or ".")
     if directory.startswith("..") or Path(args.cwd).is_absolute():
         raise ConfigError(f"--cwd: {args.cwd!r} must be a directory inside the repository, relative to its root")
+    if ".git" in directory.split("/"):
+        raise ConfigError(f"--cwd: {quote(args.cwd)} is inside .git, git's own files: no task works there")
     directory = "" if directory == "." else directory
     repo = args.repo.resolve()
     tree = GitTree(repo, args.revision, "--revision") if args.revision else DirTree(repo)

@@ -5,14 +5,15 @@ to an ignored or absent file). `@imports` are IG003 too: see `import_rules`."""
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 from typing import Iterator
 from urllib.parse import unquote
 
 from instruction_gate.lint import markdown
-from instruction_gate.lint.chains import instruction_files
+from instruction_gate.lint.chains import AGENT_FILE_NAMES, instruction_files
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding
-from instruction_gate.lint.tree import resolve
+from instruction_gate.lint.tree import directories, resolve
 from instruction_gate.untrusted import quote
 
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
@@ -39,7 +40,7 @@ def _unreviewed_link(ctx: LintContext, path: str, target: str) -> str | None:
         return "outside the repository: the agent would load text no reviewer sees in this pull request"
     real = resolved.path
     if real is None:
-        return None  # a loop: nothing can open it (explain names it)
+        return "which leads back to itself (a symlink loop): no agent can open it, so it loads no instructions"
     if ".git" in real.split("/"):
         return (f"which leads to `{quote(real)}` inside `.git/`: git's own files (configuration, remotes, hooks) "
                 "would be the agent's instructions, never shown in a pull request")
@@ -61,8 +62,22 @@ def _unreviewed_links(ctx: LintContext) -> Iterator[Finding]:
                           f"symlink:{path}:{target}")
 
 
+def _unloadable_names(ctx: LintContext) -> Iterator[Finding]:
+    """An instruction file's name held by something no agent reads (a directory, a named pipe, a
+    device): the author's instructions reach no agent, and nothing else says so."""
+    tree = ctx.tree
+    paths = [p for p in instruction_files(tree) if tree.link_target(p) is None]
+    paths += [d for d in directories(tree.files()) if d and PurePosixPath(d).name in AGENT_FILE_NAMES]
+    for path in sorted(set(paths)):
+        kind = tree.kind(path)
+        if kind not in (None, "file", "symlink", "submodule"):
+            yield Finding("IG003", path, 1, f"`{quote(path)}` is a {kind}, not a file: no agent loads it, so the "
+                          "instructions meant to be there reach no agent.", f"not-a-file:{path}")
+
+
 def check(ctx: LintContext) -> Iterator[Finding]:
     yield from _unreviewed_links(ctx)
+    yield from _unloadable_names(ctx)
     for source, text in sorted(ctx.texts.items()):
         for line in markdown.lines(text):
             if line.in_code:

@@ -55,6 +55,10 @@ class GitTree:
 
     def __init__(self, repo: Path, revision: str, label: str):
         self.repo, self.label = repo, label
+        if not repo.is_dir():
+            raise ConfigError(f"{repo}: not a directory")
+        if not git.git("rev-parse", "--git-dir", cwd=repo, check=False).ok:
+            raise ConfigError(f"{repo}: not a git repository, so {label} {revision!r} names nothing")
         resolved = git.git("rev-parse", "--verify", "--quiet", f"{revision}^{{commit}}", cwd=repo, check=False)
         if not resolved.ok:
             raise ConfigError(f"{label}: {revision!r} is not a commit in {repo}")

@@ -168,3 +168,24 @@ def test_an_import_into_a_symlink_loop_is_a_loop_not_outside(git_repo):
         messages = [f.message for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG003"]
         assert any("@loop/rules.md` leads into a symlink loop" in m for m in messages), messages
         assert not any("loop/rules.md` imports a file outside" in m for m in messages)
+
+
+def test_an_instruction_name_no_agent_can_open_is_reported(tmp_path):
+    import os
+    (tmp_path / "AGENTS.md").mkdir()  # a directory where the file should be
+    (tmp_path / "AGENTS.md" / "rules.md").write_text("- Always run `make`.\n")
+    (tmp_path / "svc").mkdir()
+    os.symlink("CLAUDE.md", tmp_path / "svc" / "AGENTS.md")  # a loop of two links
+    os.symlink("AGENTS.md", tmp_path / "svc" / "CLAUDE.md")
+    os.mkfifo(tmp_path / "GEMINI.md")  # a reader would wait on it forever
+    messages = {f.path: f.message for f in found(tmp_path, "IG003")}
+    assert set(messages) == {"AGENTS.md", "GEMINI.md", "svc/AGENTS.md", "svc/CLAUDE.md"}
+    assert "is a directory, not a file" in messages["AGENTS.md"]
+    assert "is a named pipe, not a file" in messages["GEMINI.md"]
+    assert "symlink loop" in messages["svc/AGENTS.md"] and "symlink loop" in messages["svc/CLAUDE.md"]
+
+
+def test_an_import_cycle_is_no_finding(tmp_path):
+    """Every agent that follows imports loads each file once: a cycle loses nothing."""
+    write(tmp_path, {"CLAUDE.md": "# Root\n\n@a.md\n", "a.md": "# A\n\n@CLAUDE.md\n- Always run `ls`.\n"})
+    assert found(tmp_path, "IG003") == []

@@ -381,3 +381,15 @@ def test_a_budget_beyond_any_file_is_accepted_and_costs_nothing(git_repo, capsys
     git_repo.commit({"AGENTS.md": "- Always run `make test`.\n"}, "base")
     code, out = explained(capsys, "--repo", str(git_repo.path), "--doc-budget-bytes", "9" * 23)
     assert code == 0 and "AGENTS.md  26 B" in out
+
+
+def test_a_cwd_inside_git_and_a_revision_outside_any_repository_are_refused(git_repo, tmp_path, capsys):
+    git_repo.commit({"AGENTS.md": "- Always run `make test`.\n"}, "base")
+    assert main(["explain", "--repo", str(git_repo.path), "--cwd", ".git/hooks"]) == 2
+    assert "--cwd: .git/hooks is inside .git" in capsys.readouterr().err
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    assert main(["explain", "--repo", str(plain), "--revision", "HEAD"]) == 2
+    assert f"{plain}: not a git repository, so --revision 'HEAD' names nothing" in capsys.readouterr().err
+    assert main(["explain", "--repo", str(tmp_path / "missing"), "--revision", "HEAD"]) == 2
+    assert "missing: not a directory" in capsys.readouterr().err
