@@ -40,6 +40,14 @@ _MATCH_CHECKS_LEAD = re.compile(r"^\W*(?:match|mirror|replicate|run)\s+(?:what|t
                                 r"(?:\x00\d+\x00|ci|the\s+ci(?:\s+\w+)?)\s+(?:runs|does|checks|runs\s+in\s+ci)\s*:$")
 
 
+#: A purpose every change has, then "run:": "To ensure your code adheres to the style guide, run:". Not
+#: "To check X, run:", which is as often one occasion's ("To check the docs render, run:").
+_ENSURE_LEAD = re.compile(r"^\W*to\s+(?:ensure|make\s+sure|guarantee)\s+(?:that\s+)?(?:your|the|all|every)\b[^:\x00]{0,80}?"
+                          r",\s*(?:please\s+)?(?:always\s+)?run(?:\s+the\s+following)?\s*:$")
+_SET_UP_PURPOSE_LEAD = re.compile(r"^\W*to\s+set\s+up\s+(?:the|your)\s+(?:development\s+|dev\s+|local\s+)?"
+                                  r"(?:environment|project|repo(?:sitory)?|workspace)\b[^:\x00]{0,60}:$")
+
+
 #: "Use the standard `dotnet` commands for building, testing and restoring:" over a block of them.
 _COMMANDS_FOR = re.compile(LEAD + r"use\s+(?:the\s+)?(?:standard\s+|normal\s+|regular\s+|usual\s+|plain\s+)?"
                            r"\x00\d+\x00\s+commands?\s+(?:for|to)\s+[^:\x00]*\b(?:test|tests|testing)\b[^:\x00]*:$")
@@ -57,6 +65,10 @@ def lead_of_block(clause: str, section: str) -> str | None:
         return "install"  # "**Setup:**" over a block: a set-up heading written as a label
     if _MATCH_CHECKS_LEAD.match(low):
         return "run"  # "Match what `composer complete-check` runs:": the block is the checks a change must pass
+    if _ENSURE_LEAD.match(low):
+        return "run"  # "To ensure your code adheres to the style guide, run:": what every change must pass
+    if _SET_UP_PURPOSE_LEAD.match(low):
+        return "install"  # "To set up the environment and build the project:": its installing lines
     if SLOT_RE.search(low) or NEGATION.search(low) or situation(low) or conditional(low):
         # "Use standard `dotnet` commands for building, testing and restoring:": the block shows the
         # program's commands for those jobs; its set-up line and its test line are the steps
@@ -180,7 +192,8 @@ _ALTERNATIVE = re.compile(r"\b(?:fallback|alternative|alternatively|without|opti
 #: A command that installs or fetches what the project needs (`uv sync`, `npm ci`, `mix deps.get`, `make setup`).
 _INSTALLS = re.compile(r"(?:^|[\s:./-])(?:install|ci|sync|restore|bootstrap|setup|set-up|download|fetch|deps(?:\.get)?|"
                        r"dependencies|prepare)(?=$|[\s:.-])|^(?:yarn|bundle)$")
-_SETUP_COMMENT = re.compile(r"^#\s*install(?:ing)?\s+(?:the\s+|all\s+|project\s+)?(?:dependencies|deps|packages|requirements)\b")
+_SETUP_COMMENT = re.compile(r"^#\s*install(?:ing)?\s+(?:(?:the|all|project|dev|development|python|node|js|required)\s+){0,2}"
+                            r"(?:dependencies|deps|packages|requirements)\b")
 #: ("`just fmt  # Format code (run after modifications)`": the comment says to run it on every change.)
 _REQUIRED = re.compile(r"\((?:required|mandatory|run\s+(?:it\s+)?after\s+(?:every\s+|each\s+|any\s+)?"
                        r"(?:modifications?|changes?|edits?|editing)|run\s+(?:it\s+)?before\s+(?:committing|pushing|"

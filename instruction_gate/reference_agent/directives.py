@@ -210,7 +210,8 @@ def parse(text: str, source: str) -> list[Directive]:
             if block.level == 1:
                 title = _TITLE_EXAMPLE.sub(" ", title)  # "# Example shop": a project's name, not a section of examples
             headings = [h for h in headings if h[0] < block.level] + [(block.level, title)]
-            lead, aside, steps_aside, list_lead, above = None, False, False, None, ""
+            lead, aside, steps_aside, above = None, False, False, ""
+            list_lead = list_leads.heading_lead(title)  # "## Before Every Commit" over its list of commands
             continue
         if block.kind == "paragraph" and text[block.start:block.end].lstrip().startswith("|"):
             directives += [Directive(kind, argument, source, block.line + offset, block_lines[offset].text.strip())

@@ -9,7 +9,7 @@ from instruction_gate.reference_agent import clauses
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Found
 from instruction_gate.reference_agent.command_text import is_command, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
-    APPROVE_LEAD, BEFORE_FINISHING, CODE, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
+    APPROVE_LEAD, BEFORE_FINISHING, CODE, FINISHING, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
 )
 
 
@@ -24,6 +24,19 @@ def list_lead(paragraph: str) -> str | None:
         # a pull request:": and the suite among them is run to pass
         return "finish" if BEFORE_FINISHING.search(low) else "run"
     return None
+
+
+#: A heading that is itself the occasion of its list: "## Before Every Commit", "### Before submitting a PR",
+#: "## Pre-commit checklist". Only the whole title counts: "## Committing changes" describes, it does not lead.
+_FINISHING_HEADING = re.compile(
+    r"^\W*(?:(?:checks?|steps?|checklist)\s+)?(?:before\s+(?:(?:every|each|any)\s+)?(?:commit|push|pr|pull\s+request)s?|"
+    rf"before\s+{FINISHING}(?:\s+(?:a|your|the)\s+(?:change|pr|pull\s+request|commit)s?)?|"
+    r"pre-?(?:commit|push|pr|merge)\s+(?:checklist|checks|steps))\W*$")
+
+
+def heading_lead(title: str) -> str | None:
+    """What a heading makes of the list right under it: "finish" for a finishing occasion, else None."""
+    return "finish" if _FINISHING_HEADING.match(title.lower()) else None
 
 
 def led_item(lead: str | None, clause: str, codes: list[str], section: str, subject: str | None,

@@ -195,7 +195,8 @@ TASK_START = re.compile(LEAD + r"(?:install|set\s+up|lint|format|type-?check|fix
 #: "**Test (Zig):** `X`" (a qualifier naming a language or part; "(single file)" is a situation, see SITUATION).
 TEST_LABEL = re.compile(r"^\W*(?:run\s+)?(?:all\s+|the\s+|unit\s+|full\s+|whole\s+|entire\s+|common\s+|default\s+|core\s+)?(?:test\s+(?:all|everything)|(?:tests?|testing|test suite|specs?)"
                          r"(?:\s*\([\w .+#/-]{1,24}\))?|unit\s*\((?:all|full)\))\W*:[\s*_]*"
-                         r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?\W*$")
+                         # ("Tests: `deno task test` (all tests, parallel)": what the suite is, in brackets)
+                         r"\x00(\d+)\x00(?:\s+or\s+\x00\d+\x00)?(?:\s*\([^()\x00]{0,60}\))?\W*$")
 #: "Install dependencies: `X`", "**Setup:** `X`": a set-up step written as a label.
 SETUP_LABEL = re.compile(r"^\W*(?:install(?:ing)?\s+(?:the\s+)?(?:dependencies|deps|packages|requirements)|setup|"
                           r"set\s+up)\W*:[\s*_]*\x00(\d+)\x00\W*$")

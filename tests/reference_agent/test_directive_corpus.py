@@ -63,19 +63,22 @@ LINT_TRUE_FLOOR = 11
 #: 0.45), 21.7 false lint findings per 20 files; after its fixes 1.00 / 0.74 / 0.85 / 0.0.
 #: `held_out_9` (12 files of 9 repositories: TypeScript ×4, Python ×6, Go), measured after all of that, before
 #: any fix of its own: 0.77 precision (commands 0.80), 0.50 recall (commands 0.48), 40.0 false lint findings
-#: per 20 files; after its fixes 0.92 / 0.50 / 0.48 / 0.0. Its recall has not been worked on yet.
+#: per 20 files; after its fixes 0.92 / 0.50 / 0.48 / 0.0; after its recall was worked on (a finishing
+#: heading over its list, "To ensure …, run:" and "To set up the environment:" over a block, an install
+#: comment naming the kind of dependencies, a test label with what the suite is in brackets) 0.94 / 0.67 /
+#: 0.76 / 0.0, held_out_4 then 1.00 / 0.70 / 0.77; the whole corpus 0.98 / 0.76, 0.98 / 0.80 on commands.
 #: A lint ceiling of 0.5 per 20 files means no false finding on a split of these sizes.
 SPLIT_FLOORS = {
     "tuning": (0.97, 0.83, 0.89, 0.5),
     "held_out": (0.99, 0.83, 0.74, 0.5),
     "held_out_2": (0.94, 0.94, 0.88, 0.5),
     "held_out_3": (0.99, 0.99, 0.99, 0.5),
-    "held_out_4": (0.99, 0.67, 0.74, 0.5),
+    "held_out_4": (0.99, 0.70, 0.77, 0.5),
     "held_out_5": (0.87, 0.69, 0.78, 0.5),
     "held_out_6": (0.95, 0.67, 0.64, 0.5),
     "held_out_7": (0.99, 0.55, 0.70, 0.5),
     "held_out_8": (0.99, 0.73, 0.84, 0.5),
-    "held_out_9": (0.91, 0.49, 0.47, 0.5),
+    "held_out_9": (0.93, 0.66, 0.75, 0.5),
 }
 #: Files and repositories a held-out split has at least (the third came from one trial's three repositories).
 SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3), "held_out_4": (10, 8),
@@ -85,9 +88,6 @@ SPLIT_SIZES = {"held_out": (10, 8), "held_out_2": (10, 8), "held_out_3": (6, 3),
 #: above hold on the other splits and adding an unseen evaluation neither fails them nor lowers them; the
 #: issue's targets themselves hold on every file (`test_the_targets_hold_on_every_file`).
 UNSEEN_SPLITS = {"held_out_4", "held_out_5", "held_out_6", "held_out_7", "held_out_8", "held_out_9"}
-#: The newest evaluation, whose misses have not been worked on: the precision and lint targets hold on it
-#: too, the recall target on every other file (its own recall is the floor above, and the README's table).
-FRESH_SPLITS = {"held_out_9"}
 
 
 @pytest.fixture(scope="module")
@@ -130,8 +130,7 @@ def test_directive_precision_and_recall_floors(scores):
 def test_the_targets_hold_on_every_file(corpus):
     figures = bench.figures(bench.directive_scores(corpus))
     assert figures["overall"][0] >= 0.95
-    worked = [entry for entry in corpus if entry.get("split") not in FRESH_SPLITS]
-    assert bench.figures(bench.directive_scores(worked))["commands to run"][1] >= 0.80
+    assert figures["commands to run"][1] >= 0.80
     lints = bench.lint_scores(corpus)
     assert bench.per_20_files(sum(len(s.false) for s in lints), len(lints)) <= 1.0
 

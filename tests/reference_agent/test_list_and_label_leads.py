@@ -47,3 +47,25 @@ def test_before_one_kind_of_work_is_a_situation(text):
 def test_before_starting_or_changing_code_is_every_task():
     assert kinds("- Read `CONTRIBUTING.md` before changing code.\n") == [("read", "CONTRIBUTING.md")]
     assert kinds("- Before starting any task, read `docs/rules.md`.\n") == [("read", "docs/rules.md")]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # a heading that is the occasion of its list: its command items are steps, the suite the test command
+    ("## Before Every Commit\n\n1. `yarn format`\n2. `yarn test`\n3. NEVER push on `develop`\n",
+     [("run", "yarn format"), ("test_command", "yarn test"), ("verify", None)]),
+    ("### Pre-commit checklist\n\n- `make lint`\n", [("run", "make lint")]),
+    ("## Committing changes\n\n- `make lint`\n", []),  # a heading that describes leads nothing
+    ("## Before committing\n\nSome background first.\n\n- `make lint`\n", []),  # a paragraph between: its own lead
+    # a purpose every change has, over a block
+    ("To ensure your code adheres to the style guide, run:\n\n```bash\npnpm run lint\n```\n", [("run", "pnpm run lint")]),
+    ("To check the docs render, run:\n\n```bash\nmake docs\n```\n", []),  # one occasion's
+    ("To set up the environment and build the project:\n\n```bash\npnpm install\npnpm run compile\n```\n",
+     [("run", "pnpm install")]),  # the installing lines, as under a set-up heading
+    # a comment naming what kind of dependencies a line installs
+    ("# Commands\n\n```bash\nuv sync   # Install all dev dependencies\nuv run -s x.py  # Run a script\n```\n",
+     [("run", "uv sync")]),
+    # a test label with what the suite is, in brackets
+    ("- Tests: `deno task test` (all tests, parallel).\n", [("test_command", "deno task test")]),
+])
+def test_headings_purposes_comments_and_labels_that_lead(text, expected):
+    assert kinds(text) == expected
