@@ -31,14 +31,14 @@ SUBCOMMANDS = {
 _OPTIONS = {
     "uv": {"--frozen", "--locked", "--no-sync", "--offline", "--all-extras", "--extra", "--group", "--dev",
            "--no-dev", "--all-groups", "--package", "--all-packages", "-q", "--quiet", "-v", "--verbose",
-           "--no-project"},
+           "--no-project", "--only-group", "--no-group", "--only-dev", "--no-default-groups"},
     "poetry": {"-q", "--quiet", "-v", "--verbose", "--no-interaction", "-n", "--with", "--only", "--all-extras",
                "--sync", "--no-root", "-E", "--extras"},
     "pdm": {"-q", "--quiet", "-v", "--verbose", "-G", "--group", "--dev", "--prod", "--frozen-lockfile"},
     "hatch": {"-q", "--quiet", "-v", "--verbose", "-e", "--env"},
 }
 #: Options of a runner that take a value (the value is not the command to start).
-_VALUED = {"--extra", "--group", "--package", "--with", "--only", "-E", "--extras", "-G", "-e", "--env"}
+_VALUED = {"--extra", "--group", "--only-group", "--no-group", "--package", "--with", "--only", "-E", "--extras", "-G", "-e", "--env"}
 _TASK_RUNNER_REFUSED = {"just": ("--justfile", "-f", "--working-directory", "-d", "--set", "--shell",
                                  "--shell-arg", "--command", "-c", "--dotenv-path", "--dotenv-filename"),
                         "nox": ("--noxfile", "-f", "--force-python", "--extra-pythons", "--envdir")}

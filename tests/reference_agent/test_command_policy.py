@@ -126,7 +126,8 @@ style = "ruff check"
 lint = "ruff check ."
 """
 RUNNER_ALLOWED = ["uv run pytest -q", "uv run --frozen python -m pytest", "uv --offline run -- pytest -q",
-                  "uv run --extra test --group dev pytest", "uv sync", "uv sync --locked", "poetry run pytest",
+                  "uv run --extra test --group dev pytest", "uv run --only-group dev --locked ruff check .",
+                  "uv sync", "uv sync --locked", "poetry run pytest",
                   "poetry install --with dev", "hatch run cov", "hatch run lint:style", "hatch test", "pdm run lint",
                   "pdm install", "just test", "just lint check", "nox -s tests", "nox"]
 RUNNER_REFUSED = {
@@ -138,6 +139,7 @@ RUNNER_REFUSED = {
     "uv pip install evil": "uv pip",
     "uv tool run evil": "uv tool",
     "uvx evil": "allowlist",
+    "uv run --only-group dev prek": "allowlist",  # hooks are fetched by name from remote repositories
     "uv sync evil-package": "package names",
     "poetry add evil": "poetry add",
     "poetry run sh -c evil": "allowlist",
