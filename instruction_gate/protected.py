@@ -3,7 +3,8 @@
 `lint --json R/AGENTS.md` would otherwise overwrite the very file it reads. Protected are the
 instruction files of the working directory (by the names agents load and the manifest's
 instruction paths), every file their `@imports` reach, and the real files their links point to;
-an output that is not yet a file but would become an instruction file by its name is refused too.
+an output that is not yet a file but would become an instruction file by its name is refused too,
+and so is any file git tracks (`lint --json Makefile` would replace a file the lint reads).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+from instruction_gate import git
 from instruction_gate.lint.chains import imports_closure, instruction_files
 from instruction_gate.lint.tree import DirTree
 from instruction_gate.outputs import check_outputs
@@ -29,9 +31,15 @@ def instruction_inputs(repo: Path, instruction_paths: Iterable[str] = (), output
             relative = Path(output).resolve().relative_to(tree.root).as_posix()
         except ValueError:
             continue
-        if instruction_files(_Only(relative), paths):
-            found.append(Path(output))
+        if instruction_files(_Only(relative), paths) or (Path(output).is_file() and _tracked(tree.root, relative)):
+            found.append(Path(output))  # `lint --json Makefile`: a tracked file is the project's, and read
     return found
+
+
+def _tracked(root: Path, relative: str) -> bool:
+    """Whether git tracks `relative` in `root` (a report never replaces a file of the project)."""
+    listed = git.git("ls-files", "-z", "--", f":(literal){relative}", cwd=root, check=False)
+    return listed.ok and bool(listed.stdout.strip("\0"))
 
 
 class _Only:

@@ -39,14 +39,27 @@ PATTERNS = (
     ("credential assignment", re.compile(
         r"(?i)(?:api[_-]?key|secret|token|passw(?:or)?d|credential|access[_-]?key)s?(?:[_.\-][A-Za-z0-9]{1,40}){0,4}\b"
         r"\s*[:=]\s*(?P<quote>[\"']?)(?P<value>[A-Za-z0-9/+_\-.=]{15,}[A-Za-z0-9/+_\-=])")),  # not a full stop
+    # A bare "key" names many things ("primary key: user_id_and_timestamp"): its value must mix
+    # upper and lower case and digits, as generated keys do.
+    ("key assignment", re.compile(
+        r"(?i)\bkey\s*[:=]\s*(?P<quote>[\"']?)"
+        r"(?P<value>(?=[A-Za-z0-9/+_\-=]{0,200}?[0-9])(?=[A-Za-z0-9/+_\-=]{0,200}?[A-Z])(?=[A-Za-z0-9/+_\-=]{0,200}?[a-z])"
+        r"[A-Za-z0-9/+_\-=]{20,})")),
+    # Key material on lines of its own (a PEM body without its header, as a diff or a cut shows it):
+    # a long unbroken base64 line mixing cases and digits. Redacted, never a lint finding (`REDACT_ONLY`).
+    ("key material", re.compile(
+        r"(?m)^[-+ ]?[ \t]*(?P<value>(?=[A-Za-z0-9+/]{0,80}?[0-9])(?=[A-Za-z0-9+/]{0,80}?[A-Z])"
+        r"(?=[A-Za-z0-9+/]{0,80}?[a-z])[A-Za-z0-9+/]{40,}={0,2})[ \t]*\r?$")),
 )
+#: Shapes redacted from what is written but not reported by the lint: too generic to call a secret.
+REDACT_ONLY = {"key material"}
 #: Generic assignments only count when the value looks random (bits per character).
 MIN_ENTROPY = 3.0
 #: An unquoted value that is a dotted name (`usage.total_tokens`) or a call is code reading a
 #: value, not the value itself: `tokens=usage.total_tokens` in a logging example.
 _CODE_VALUE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _PLACEHOLDER = re.compile(r"(?i)x{4,}|\.{3}|<|\$\{|example|changeme|dummy|placeholder|your[_-]")
-_GENERIC = {"bearer token", "credential assignment"}
+_GENERIC = {"bearer token", "credential assignment", "key assignment"}
 _NAME_CHARACTER = re.compile(r"[\w.\-]")
 
 
@@ -91,13 +104,13 @@ def find(text: str, *, placeholders: bool = False) -> Iterator[Secret]:
             value = match.group(group)
             if (not placeholders and _PLACEHOLDER.search(value)) or (kind in _GENERIC and _not_a_secret(match, text)):
                 continue
-            start = _name_start(text, match.start()) if kind == "credential assignment" else match.start()
+            start = _name_start(text, match.start()) if kind in ("credential assignment", "key assignment") else match.start()
             yield Secret(kind, value, start, match.start(group), match.end(group))
 
 
 def first(text: str) -> Secret | None:
-    """The most specific secret in `text` (the first pattern that matches)."""
-    return next(find(text), None)
+    """The most specific secret in `text` (the first pattern that matches) the lint reports."""
+    return next((s for s in find(text) if s.kind not in REDACT_ONLY), None)
 
 
 def redact(text: str) -> str:

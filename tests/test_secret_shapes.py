@@ -21,6 +21,7 @@ AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzR4ND0MKQ"
     ("clone https://bob:Hunter2Hunter2@git.example.org/x.git", "credential in URL", "Hunter2Hunter2"),
     ("curl -H 'Authorization: Bearer abcdEFGH12345678ijkl'", "bearer token", "abcdEFGH12345678ijkl"),
     ("key AKIAIOSFODNN7REALKEY", "AWS access key id", "AKIAIOSFODNN7REALKEY"),
+    (f"- Also the key: {AWS_SECRET[:-1]}9", "key assignment", AWS_SECRET[:-1] + "9"),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIBOgIBAAJBAK\n-----END RSA PRIVATE KEY-----", "private key", "\nMIIBOgIBAAJBAK\n"),
 ])
 def test_each_shape_is_found_and_only_its_value_redacted(text, kind, value):
@@ -42,6 +43,8 @@ def test_the_finding_points_at_the_whole_name():
     "max_tokens = 4096", "the secret: keep it short", "token = read_token(path)",
     "password = aaaaaaaaaaaaaaaaaaaa",  # not random
     "a-" * 2000, "token_a" * 1000, "",
+    "Primary key: user_id_and_timestamp; sort key = createdAtTimestamp",  # a bare "key" naming a field
+    "commit 3f2a9c0d1e4b5a6978c0d1e2f3a4b5c6d7e8f901 fixed it",  # a hash: one case
 ])
 def test_ordinary_text_is_left_alone(text):
     assert secret_shapes.first(text) is None
@@ -71,3 +74,12 @@ def test_records_are_redacted_before_they_are_encoded():
     decoded = json.loads(encoded)
     assert decoded["count"] == 3 and decoded["none"] is None
     assert decoded["events"][0]["text"] == f"line one\n{REDACTED}\nAWS_SECRET_ACCESS_KEY={REDACTED}"
+
+
+def test_key_material_without_its_header_is_redacted_but_not_reported():
+    """A cut mutant or a diff hunk shows a PEM body without BEGIN/END: its lines are still key."""
+    body = "oywM2W3d8mLw0aW+wRmAcQ8OSKTLNlKt3qtfNnrds1MqO/PMOtbJjGRWHPFMfipS"
+    hunk = f"@@ -37,3 +36,0 @@\n-{body}\n-{body[::-1]}\n context line\n"
+    assert secret_shapes.redact(hunk) == f"@@ -37,3 +36,0 @@\n-{REDACTED}\n-{REDACTED}\n context line\n"
+    assert secret_shapes.first(body) is None  # too generic for a lint finding
+    assert secret_shapes.redact("x" * 64) == "x" * 64  # one case, no digit: not key material

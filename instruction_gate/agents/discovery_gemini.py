@@ -37,7 +37,10 @@ DEFAULT_NAMES = ("GEMINI.md",)
 #: How many import levels below a context file the CLI inlines.
 GEMINI_IMPORT_DEPTH = 5
 GLOBAL_PREFIX = "$GEMINI_CLI_HOME/.gemini"
-_CODE = re.compile(r"(`+)[\s\S]*?\1")
+#: Code the CLI leaves alone, found as its own pattern finds it, with the opening run capped at 16
+#: backticks: uncapped, a line of 20,000 backticks backtracked for minutes. Runs that long are
+#: no Markdown anyone writes; the spans found differ only inside such a run.
+_CODE = re.compile(r"(`{1,16})[\s\S]*?\1")
 _IMPORT = re.compile(r"(?:^|(?<=[ \t\r\n]))@([.\/A-Za-z][^ \t\r\n]*)")
 
 

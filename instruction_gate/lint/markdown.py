@@ -14,8 +14,12 @@ from functools import lru_cache
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:\s+|$)")
 _ITEM = re.compile(r"^(\s*)(?:[-*+]|\d{1,9}[.)])\s+")
-_CODE_SPAN = re.compile(r"(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.)*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+#: A backtick run is taken whole (atomic, and never from its middle), as CommonMark reads it: a
+#: backtracking run made a line of 20,000 backticks take minutes.
+_CODE_SPAN = re.compile(r"(?<!`)((?>`+))(?!`)(.+?)(?<!`)\1(?!`)")
+#: The label is at most 999 characters (CommonMark's limit) and the target holds no parenthesis: either
+#: unbounded, `[x]([x]([x](…` or `[[[[…` would be rescanned to the end of the line from every `[`.
+_LINK = re.compile(r"!?\[(?:[^\]\\]|\\.){0,999}\]\(\s*<?([^()\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*\"'(])")
 

@@ -103,3 +103,17 @@ def test_evaluate_out_at_the_root_is_refused_and_a_subdirectory_is_not(repo, cap
     code = main(["evaluate", "--repo", ".", "--manifest", "m.json", "--base", "HEAD", "--candidate", "HEAD",
                  "--adapter", "/bin/true", "--out", "results"])
     assert code == 2 and "root of a git working tree" not in capsys.readouterr().err  # the missing manifest
+
+
+@pytest.mark.parametrize("target", ["Makefile", "package.json", "docs/extra.md"])
+def test_no_report_replaces_a_file_git_tracks(repo, git_repo, capsys, target):
+    """The lint reads the project's runner files and checks its paths: a report over one would
+    change what the next lint says (`Unknown package.json script`)."""
+    git_repo.commit({"Makefile": "test:\n\ttrue\n", "package.json": '{"scripts": {"test": "x"}}\n'}, "runners")
+    before = (repo / target).read_bytes()
+    code = main(["lint", "--repo", str(repo), "--json", str(repo / target)])
+    assert code == 2 and f"--json {repo / target}: would overwrite the input" in capsys.readouterr().err
+    assert (repo / target).read_bytes() == before
+    untracked = repo / "lint.json"
+    for _ in range(2):  # a report of its own may be written again
+        assert main(["lint", "--repo", str(repo), "--json", str(untracked)]) in (0, 1)

@@ -518,3 +518,12 @@ def test_a_commit_is_measured_in_its_own_bytes_not_decoded_text(git_repo):
     tree = GitTree(git_repo.path, sha, "commit")
     assert tree.read("AGENTS.md") == data
     assert [f for f in lint(context(tree, LintPolicy())) if f.rule_id == "IG004"] == []
+
+
+def test_code_spans_and_links_read_as_commonmark_and_in_linear_time():
+    from instruction_gate.lint import markdown
+    assert markdown.code_spans("``x`") == []  # a run of two is not split to close on one
+    assert markdown.code_spans("`a` and ``b ` c``") == [(1, "a"), (10, "b ` c")]
+    assert markdown.links("[x](docs/a.md) and [y](b.md \"t\")") == [(4, "docs/a.md"), (23, "b.md")]
+    # hostile lines a backtracking pattern rescanned from every position (`benchmarks/markdown_shapes.py` times them)
+    assert markdown.code_spans("`" * 20_000) == [] and markdown.links("[x](" * 5_000) == []
