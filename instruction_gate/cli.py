@@ -105,9 +105,25 @@ def _reader_gone() -> bool:
     return any(events & (select.POLLERR | select.POLLHUP) for _, events in watch.poll(0))
 
 
+def _empty_option(argv: list[str]) -> str | None:
+    """The first option given an empty string (`--out ""`, `--out=`), or None."""
+    for index, word in enumerate(argv):
+        if word == "--":
+            return None
+        if word.startswith("--") and word.endswith("=") and len(word) > 3:
+            return word[:-1]
+        if word == "" and index and argv[index - 1].startswith("-") and argv[index - 1] != "-":
+            return argv[index - 1]
+    return None
+
+
 def main(argv: Sequence[str] | None = None, only: str | None = None) -> int:
     parser = build_parser(only)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if empty := _empty_option(argv):
+            # `--out ""` would become Path("") = the current directory, `--revision ""` no revision at all
+            parser.error(f"{empty}: an empty value (pass a value, or leave the option out)")
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: 0 for --help, 2 for usage errors
         return int(exc.code or 0) if exc.code in (0, None) else EXIT_USAGE

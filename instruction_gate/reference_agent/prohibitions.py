@@ -12,6 +12,11 @@ from instruction_gate.reference_agent.phrases import (
 )
 
 
+#: A ban for a stretch of the work, not all of it: "between edits", "while iterating", "during development".
+_FOR_A_TIME = re.compile(r"\b(?:between\s+(?:edits|changes|iterations|steps|runs|each\s+\w+)|while\s+(?:iterating|"
+                         r"developing|editing|you\s+iterate|you\s+work)|during\s+(?:development|iteration|editing))\b")
+
+
 def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str = "",
                 subject: str | None = None) -> Found:
     if (SCOPED.match(low) and SLOT_RE.search(low, 0, negation.start())) or \
@@ -19,6 +24,8 @@ def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str
         return []  # "when running `nu -c`, never use `echo`", "docs-only PRs must not …": scoped to one situation
     if re.search(r"\bunless\b", low[negation.end():]) and not UNLESS_ASKED.search(low, negation.end()):
         return []  # "Never run `X` unless the build is broken": a ban with an exception is no blanket ban
+    if _FOR_A_TIME.search(low, negation.end()):
+        return []  # "Avoid `make test` between edits": not while iterating, still at the end
     if example := EXAMPLE_AFTER.search(low, negation.end()):
         low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
     if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):

@@ -148,3 +148,15 @@ def test_repeats_flag_is_bounded_like_the_manifest(git_repo, tmp_path):
     base, candidate = build_suite_repo(git_repo, [task("t1")])
     result = evaluate(git_repo, base, candidate, tmp_path / "out", make_adapter(tmp_path), "--repeats", "1000000000")
     assert result.returncode == 2 and "--repeats: must be at most 100" in result.stderr
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["mutate", "--repo", ".", "--manifest", "m.json", "--base", "HEAD", "--adapter", "x", "--out", ""], "--out"),
+    (["explain", "--revision="], "--revision"),
+    (["lint", "--json", ""], "--json"),
+])
+def test_an_empty_option_value_is_refused_not_taken_as_the_current_directory(tmp_path, monkeypatch, capsys, argv, flag):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    assert f"{flag}: an empty value" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # nothing written where `Path("")` would have pointed

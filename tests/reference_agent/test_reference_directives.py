@@ -438,3 +438,13 @@ def test_validate_before_handoff_lists_the_finishing_steps():
     text = "- Validate before handoff: `pnpm run lint` (SwiftLint), `pnpm run format` (fix), then `pnpm run test:safe`.\n"
     assert kinds(text) == [("test_command", "pnpm run test:safe"), ("run", "pnpm run lint"), ("run", "pnpm run format"),
                            ("verify", None)]
+
+
+def test_a_ban_for_a_stretch_of_the_work_forbids_nothing():
+    """"Avoid `make test` between edits" (both are slow) still leaves them for the end of the task."""
+    from instruction_gate.reference_agent.directives import parse
+    found = lambda text: [(d.kind, d.argument) for d in parse(text, "AGENTS.md")]  # noqa: E731
+    assert found("- Avoid `make typecheck` and `make test` between edits — both are slow.\n") == []
+    assert found("- Never run `make deploy` during development.\n") == []
+    assert found("- Avoid `make test` while iterating.\n") == []
+    assert found("- Avoid `git push --force`.\n") == [("forbid_command", "git push --force")]
