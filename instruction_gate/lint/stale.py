@@ -113,7 +113,8 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
         return None
     if any(p is not None and ctx.is_ignored(p) for p in (relative, from_root)):
         return None  # build output or a tool's directory, listed in .gitignore
-    if not _anchored(ctx, ref.name, [p for p in (relative, from_root) if p is not None]):
+    first = written.strip("/").split("/")[0]
+    if not _anchored(ctx, ref.name, [ctx.resolve(source, first), ctx.resolve("", first)]):
         return None  # `acme/widget/v2`, `org/image`: its first directory is nowhere here, so not a path of ours
     if from_root is not None and _under_a_subdirectory(ctx, from_root):
         return None  # `src/loc/strings.ts` of the extension: named relative to a subproject the text is about
@@ -125,18 +126,18 @@ def _path_finding(ctx: LintContext, ref: Reference, source: str) -> Finding | No
                    f"path:{ref.name}", ref.column + 1)
 
 
-def _anchored(ctx: LintContext, written: str, candidates: list[str]) -> bool:
+def _anchored(ctx: LintContext, written: str, anchors: list[str | None]) -> bool:
     """Whether a missing path is one of this repository's, not the name of something else (`acme/widget`,
     `org/image`, `refs/heads/x`, a Go or Composer package): it is written as a path (`./x`, `../x`, a
-    trailing `/`, a file extension), or its first directory exists here or existed in the base revision.
-    A bare name has no directory and is judged by its name alone."""
+    trailing `/`, a file extension), or its first directory exists, or existed in the base revision,
+    where the path is read from (`anchors`: beside the instruction file, at the root). The
+    instruction file's own directory anchors nothing: `pip/uv-add` in `docs/realtime/AGENTS.md` is
+    anchored by a `docs/realtime/pip/`, not by `docs/`. A bare name is judged by its name alone."""
     if written.startswith(("./", "../", "/")) or written.endswith("/") or _FILE_SUFFIX.search(written):
         return True
-    for path in candidates:
-        head, _, rest = path.partition("/")
-        if not rest or ctx.exists(head) or head in ctx.earlier_dirs:
-            return True
-    return False
+    if "/" not in written.strip("/"):
+        return True
+    return any(a is not None and (ctx.exists(a) or a in ctx.earlier_dirs) for a in anchors)
 
 
 #: A file extension on a last segment whose name has a letter (`.md`, `.rb`, `.tsx`), not a version

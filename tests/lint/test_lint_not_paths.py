@@ -170,3 +170,23 @@ def test_a_path_with_shell_syntax_in_its_name_is_checked_as_written(tmp_path, na
 @pytest.mark.parametrize("span, missing", [("make&&./run.sh", ["./run.sh"]), ("ls|./filter.sh", ["./filter.sh"])])
 def test_commands_written_without_spaces_are_still_commands(tmp_path, span, missing):
     assert _missing(tmp_path, f"Run `{span}`.\n", Makefile="all:\n\ttrue\n") == missing
+
+
+def test_a_nested_files_own_directory_anchors_no_path(tmp_path):
+    """`pip/uv-add` in docs/realtime/AGENTS.md names a macro: `docs/` existing says nothing about it."""
+    text = "Install blocks use the `pip/uv-add` macro with the name.\n"
+    assert _missing(tmp_path, "# Root\n", **{"docs/realtime/AGENTS.md": text}) == []
+    # a path whose first directory is beside the file, or at the root, is still checked
+    nested = "See `guides/setup.md` and `src/gone.py`.\n"
+    found = _missing(tmp_path / "n", "# Root\n", **{"docs/realtime/AGENTS.md": nested, "docs/realtime/guides/x.md": ""})
+    assert found == ["guides/setup.md", "src/gone.py"]
+
+
+@pytest.mark.parametrize("text", [
+    "Plan big changes first (with just a `PLAN.md` file that can be deleted afterwards).\n",
+    "Keep notes in `NOTES.md` (temporary, do not commit).\n",
+    "Write progress to `progress.txt`, which you should delete when done.\n",
+])
+def test_a_file_made_for_the_task_and_removed_is_not_stale(tmp_path, text):
+    assert _missing(tmp_path, text) == []
+    assert _missing(tmp_path / "still", text + "Read `GONE.md` first.\n") == ["GONE.md"]
