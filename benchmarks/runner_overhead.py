@@ -9,7 +9,8 @@ runs the evaluation with a no-op adapter and no checks, and prints, side by side
   overhead     (evaluation wall time - adapter time) / pairs, in seconds and in floors
 
 Target: overhead <= 0.5 floor per pair. The evaluation runs twice, in the agent sandbox (bwrap,
-the default) and `--unisolated`; their difference per run is the sandbox's cost (target < 0.2 s). `--profile` re-runs the evaluation in-process and
+the default) and `--unisolated`; their difference per run is the sandbox's cost (target < 0.2 s); then each check's sandbox cost
+(benchmarks/check_sandbox_cost.py, target < 0.2 s per check). `--profile` re-runs the evaluation in-process and
 tabulates the harness's git calls by subcommand (count, seconds, seconds per pair).
 Usage: python benchmarks/runner_overhead.py [--files N] [--tasks N] [--repeats N] [--profile]
 """
@@ -31,6 +32,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 from instruction_gate import proc  # noqa: E402
+
+sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
+import check_sandbox_cost  # noqa: E402
 
 IDENTITY = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@invalid", "GIT_COMMITTER_NAME": "bench",
             "GIT_COMMITTER_EMAIL": "bench@invalid", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
@@ -204,6 +208,8 @@ def main() -> int:
         verdict = "meets" if overhead / floor <= 0.5 else "MISSES"
         print(f"target <= 0.50 floors per pair: {verdict} ({overhead / floor:.2f})")
         print(f"target < 0.2 s sandbox cost per run: {'meets' if sandbox < 0.2 else 'MISSES'} ({sandbox:.3f}s)")
+        print()
+        check_sandbox_cost.report(max(args.samples, 10))
         if args.profile:
             shutil.rmtree(root / "out", ignore_errors=True)
             os.environ.update(IDENTITY)

@@ -1,7 +1,10 @@
 """Keep secrets away from agents, checks and records.
 
 Variables whose names look secret are removed from every child environment; their
-values (and the broker token's) are redacted from everything written to disk.
+values (and the broker token's) are redacted from everything written to disk. The broker
+token is in no child's environment at all: the runner takes it out of its own environment
+(so nothing started with an inherited environment gets it) and hands it to the adapter
+through a pipe (`run/adapter.py`), so nothing in a sandbox reads it from `/proc/<pid>/environ`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ SECRET_NAME_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTI
 SECRET_NAME_WORDS = ("AUTH", "SESSION", "PAT")
 #: The provider credential a broker adapter may use; it reaches the adapter process only.
 BROKER_TOKEN_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN"
+#: Set in the adapter's environment: the inherited descriptor to read the broker token from.
+BROKER_TOKEN_FD_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN_FD"
 #: Git variables that would point a child at the user's repository (history, hidden suite) instead of
 #: its one-commit workspace; set when the runner is started from a git hook, for instance.
 REPOSITORY_VARIABLES = frozenset({"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
@@ -40,20 +45,38 @@ class Environments:
     """The environments handed to children, and the values to redact from records."""
 
     agent: dict[str, str]  #: for `agent_env` and the checks: no secret-looking variables
-    adapter: dict[str, str]  #: `agent` plus the broker token, if one is set
+    adapter: dict[str, str]  #: the adapter process's: `agent` too (the token goes by pipe, never here)
     secret_values: tuple[str, ...] = field(default=())
+    #: The provider credential for a broker adapter, handed over through a pipe; never printed.
+    broker_token: str | None = field(default=None, repr=False)
+
+
+#: The runner's broker token once taken out of its environment (`withhold_broker_token`).
+_withheld_token: str | None = None
+
+
+def withhold_broker_token() -> None:
+    """Take the broker token out of this process's environment, for commands that start adapters:
+    a child started with an inherited environment (git, anything not given `Environments`) must
+    not get it. `split_environment()` still finds it. (The initial environment block in
+    /proc/<runner>/environ keeps it: only the runner's user, outside every sandbox, reads that.)"""
+    global _withheld_token
+    taken = os.environ.pop(BROKER_TOKEN_VAR, None)
+    if taken is not None:
+        _withheld_token = taken
 
 
 def split_environment(source: Mapping[str, str] | None = None) -> Environments:
-    source = dict(os.environ if source is None else source)
+    """The environments for children of `source` (default: this process's own environment)."""
+    if source is None:
+        held = {BROKER_TOKEN_VAR: _withheld_token} if _withheld_token is not None else {}
+        source = {**held, **os.environ}
+    source = dict(source)
     clean = {k: v for k, v in source.items() if not looks_secret(k) and k not in REPOSITORY_VARIABLES}
     secrets = tuple(sorted({v for k, v in source.items()
                             if looks_secret(k) and len(v) >= MIN_REDACTED_LENGTH},
                            key=len, reverse=True))
-    adapter = dict(clean)
-    if BROKER_TOKEN_VAR in source:
-        adapter[BROKER_TOKEN_VAR] = source[BROKER_TOKEN_VAR]
-    return Environments(clean, adapter, secrets)
+    return Environments(clean, dict(clean), secrets, source.get(BROKER_TOKEN_VAR))
 
 
 @dataclass(frozen=True)

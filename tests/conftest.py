@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from pathlib import Path
@@ -23,6 +24,18 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "author@example.invalid")
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     monkeypatch.delenv("AGENT_ADAPTER_CMD", raising=False)
+
+
+@contextlib.contextmanager
+def pinned_environment(home: Path):
+    """The autouse fixture's settings for module-scoped fixtures, which run before it."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in {"HOME": str(home), "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "T",
+                            "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "T",
+                            "GIT_COMMITTER_EMAIL": "t@example.invalid"}.items():
+            mp.setenv(name, value)
+        mp.delenv("AGENT_ADAPTER_CMD", raising=False)
+        yield mp
 
 
 class GitRepo:

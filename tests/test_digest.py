@@ -34,7 +34,10 @@ def test_benign_edit_has_one_no_change_line_and_no_digest_lines():
     jsonschema.validate(summary, load_schema("summary"))
     assert summary["digest"]["lines"] == [] and summary["digest"]["no_behaviour_change"] is True
     body = [line for line in regenerate.render("benign").splitlines()[1:] if line.strip()]
-    assert len(body) == 1 and body[0].startswith("No behaviour change")
+    assert body[0].startswith("No behaviour change")
+    # The one other line: the demo's discover-contribution-policy edits a test file its check runs,
+    # in both arms alike (restored before the checks: the hidden test decides).
+    assert len(body) == 2 and body[1].startswith("- both arms changed the repository tests its checks run")
 
 
 @pytest.mark.parametrize("name", ["contradiction", "stale-command", "truncation-tail"])

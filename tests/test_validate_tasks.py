@@ -69,7 +69,23 @@ def test_valid_vacuous_broken_and_declared_tasks(git_repo, capsys):
 
 
 def test_checks_importing_an_installed_copy_are_vacuous(git_repo, tmp_path, capsys):
-    # An editable install of the CI checkout: a .pth entry in the project's environment.
+    # A copy of the project installed into the project's environment.
+    _suite(git_repo, [{"id": "t", "checks": [CHECK], "reference_solution": "evals/fix.patch"}],
+           defaults={"check_env": {"PROJECT": "x"}})
+    env_dir = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env_dir)], check=True)
+    site = next(env_dir.glob("lib/python*/site-packages"))
+    (site / "shop").mkdir()
+    (site / "shop" / "__init__.py").write_text("VALUE = 2\n")
+    code, rows, _ = _validate(git_repo, capsys, "--check-env-dir", str(env_dir))
+    assert code == 1 and rows["t"]["status"] == "vacuous"
+    assert rows["t"]["reason"].startswith(f"checks import shop from {site.resolve() / 'shop' / '__init__.py'}, "
+                                          "outside the validation workspace")
+
+
+def test_an_editable_install_of_the_checkout_is_out_of_the_checks_reach(git_repo, tmp_path, capsys):
+    # An editable install of a checkout: a .pth entry naming a directory the checks' sandbox does
+    # not show, so the checks cannot import it (under --unisolated they would, silently).
     _suite(git_repo, [{"id": "t", "checks": [CHECK], "reference_solution": "evals/fix.patch"}],
            defaults={"check_env": {"PROJECT": "x"}})
     checkout = tmp_path / "ci-checkout" / "src"
@@ -80,6 +96,9 @@ def test_checks_importing_an_installed_copy_are_vacuous(git_repo, tmp_path, caps
     site = next(env_dir.glob("lib/python*/site-packages"))
     (site / "_editable_shop.pth").write_text(f"{checkout}\n")
     code, rows, _ = _validate(git_repo, capsys, "--check-env-dir", str(env_dir))
+    assert code == 1 and rows["t"]["status"] == "broken"
+    assert "module-not-found" in rows["t"]["reason"]
+    code, rows, _ = _validate(git_repo, capsys, "--check-env-dir", str(env_dir), "--unisolated")
     assert code == 1 and rows["t"]["status"] == "vacuous"
     assert rows["t"]["reason"].startswith(f"checks import shop from {checkout.resolve() / 'shop' / '__init__.py'}, "
                                           "outside the validation workspace")

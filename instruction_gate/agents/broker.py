@@ -1,7 +1,10 @@
 """The broker adapter: the provider credential stays in this process, the agent gets a proxy.
 
-Flow: take `INSTRUCTION_EVAL_BROKER_TOKEN` out of the environment (re-executing so not even
-/proc/<pid>/environ keeps it), start `CredentialProxy` on loopback, hand the wrapped
+Flow: read the credential from the pipe the runner hands over (`INSTRUCTION_EVAL_BROKER_TOKEN_FD`
+names the inherited descriptor: the token is in no environment or command line `/proc` shows),
+or else take `INSTRUCTION_EVAL_BROKER_TOKEN` out of the environment (re-executing so not even
+/proc/<pid>/environ keeps it); start `CredentialProxy` on loopback (through the runner's relay
+under the provider-only network), hand the wrapped
 adapter a request whose `agent_env` points the agent's provider URL at the proxy with a
 placeholder key, relay the wrapped adapter's events with the credential scrubbed, and turn
 an agent failure into an infrastructure one when the provider's last answer was 401/403,
@@ -17,18 +20,18 @@ import signal
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, Mapping, NoReturn
 
 from instruction_gate import proc
-from instruction_gate.agents.broker_proxy import REDACTED, CredentialProxy
-from instruction_gate.agents.options import OptionSpec, merged_options, parse_adapter_flags
+from instruction_gate.agents.broker_proxy import REDACTED, RELAY_SOCKET_VAR, CredentialProxy, parse_upstream
+from instruction_gate.agents.options import OptionSpec, Options, merged_options, parse_adapter_flags
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter, Usage, adapter_version, result_event
 from instruction_gate.agents.failures import Failure
 from instruction_gate.errors import ConfigError
 from instruction_gate.console import say, safe
 from instruction_gate.agents.undumpable import harden_adapter
+from instruction_gate.secrets import BROKER_TOKEN_FD_VAR as TOKEN_FD_VAR, BROKER_TOKEN_VAR as TOKEN_VAR
 
-TOKEN_VAR = "INSTRUCTION_EVAL_BROKER_TOKEN"
 UPSTREAM_VAR = "INSTRUCTION_EVAL_UPSTREAM_URL"
 TOKEN_FD_FLAG = "--token-fd"
 PLACEHOLDER_KEY = "instruction-gate-broker-placeholder"
@@ -95,14 +98,35 @@ def reexec_without_token(argv: list[str]) -> None:
 
 
 def take_token(argv: list[str]) -> tuple[str | None, list[str]]:
-    """The credential (from the pipe after re-exec, else the environment) and remaining args."""
+    """The credential and the remaining args: from the pipe `--token-fd` names (after re-exec),
+    else from the runner's pipe (`INSTRUCTION_EVAL_BROKER_TOKEN_FD`), else from the environment.
+
+    A pipe is read to its end and closed before anything else starts, so no later process of
+    the sandbox finds the credential in an inherited descriptor (or in /proc/<pid>/fd).
+    """
     if TOKEN_FD_FLAG in argv:
         at = argv.index(TOKEN_FD_FLAG)
-        fd = int(argv[at + 1])
-        with os.fdopen(fd, "rb") as pipe:
-            token = pipe.read().decode()
-        return token, argv[:at] + argv[at + 2:]
+        return _drain(argv[at + 1]), argv[:at] + argv[at + 2:]
+    named = os.environ.pop(TOKEN_FD_VAR, None)
+    if named is not None:
+        return _drain(named), argv
     return os.environ.pop(TOKEN_VAR, None), argv
+
+
+def _drain(fd: str) -> str | None:
+    try:
+        with os.fdopen(int(fd), "rb") as pipe:
+            return pipe.read().decode()
+    except (ValueError, OSError):
+        return None  # reported as a missing token
+
+
+def upstream_url(options: Options, environ: Mapping[str, str]) -> str:
+    """Where the broker sends requests: the `upstream_url` option, `$INSTRUCTION_EVAL_UPSTREAM_URL`,
+    else the provider's own URL. The runner asks the same question for its relay's target."""
+    wrap = options.text("wrap", "codex")
+    provider = options.choice("provider", PROVIDERS, DEFAULT_PROVIDER.get(wrap, "openai"))
+    return options.text("upstream_url") or environ.get(UPSTREAM_VAR) or PROVIDERS[provider].default_upstream
 
 
 def broker_request(request: AdapterRequest, provider: Provider, proxy_url: str, token: str) -> dict[str, Any]:
@@ -143,8 +167,9 @@ def main(argv: list[str]) -> int:
         options = merged_options(request.options, flags, OPTIONS, "broker")
         wrap = options.text("wrap", "codex")
         provider = PROVIDERS[options.choice("provider", PROVIDERS, DEFAULT_PROVIDER.get(wrap, "openai"))]
-        upstream = options.text("upstream_url") or os.environ.get(UPSTREAM_VAR) or provider.default_upstream
-    except ConfigError as exc:
+        upstream = upstream_url(options, os.environ)
+        parse_upstream(upstream)
+    except (ConfigError, ValueError) as exc:
         say(f"broker: {exc}", file=sys.stderr)
         return 2
     if not token:
@@ -153,7 +178,10 @@ def main(argv: list[str]) -> int:
                                  provenance={"adapter_version": adapter_version("broker")}))
         say(f"broker: {TOKEN_VAR} is not set", file=sys.stderr)
         return 0
-    proxy = CredentialProxy(upstream, provider.header_name, provider.header_format.format(token=token), token)
+    # The relay is the only way out of a provider-only sandbox; the wrapped adapter has no use for it.
+    relay = os.environ.pop(RELAY_SOCKET_VAR, None) or None
+    proxy = CredentialProxy(upstream, provider.header_name, provider.header_format.format(token=token), token,
+                            relay_socket=relay)
     proxy.start()
     try:
         return _run_wrapped(wrapped_argv(wrap), request, broker_request(request, provider, proxy.base_url, token),

@@ -3,13 +3,21 @@
 The agent is given the proxy's URL (with an unguessable path prefix) and a placeholder key;
 the proxy swaps the placeholder for the real credential on the way out and removes the
 credential from everything on the way back, including streamed (SSE) bodies.
+
+Under the runner's `provider` network the sandbox has no route out: the proxy then reaches the
+upstream through the runner's relay, a Unix socket bound into the sandbox (named by
+`RELAY_SOCKET_VAR`) that leads to the upstream's host and port only. TLS is still the proxy's,
+end to end with the upstream (the relay only moves bytes).
 """
 
 from __future__ import annotations
 
 import http.client
 import secrets
+import socket
+import ssl
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
@@ -20,6 +28,52 @@ HOP_BY_HOP = {"connection", "keep-alive", "proxy-authenticate", "proxy-authoriza
 AUTH_HEADERS = {"authorization", "x-api-key", "api-key", "x-goog-api-key"}
 REDACTED = b"[REDACTED]"
 UPSTREAM_TIMEOUT_SECONDS = 600.0
+#: The runner sets it in the adapter's environment under `--sandbox-network provider`.
+RELAY_SOCKET_VAR = "INSTRUCTION_EVAL_PROVIDER_RELAY"
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """Where the provider is: the runner's relay and the proxy must agree on host and port."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str  #: kept as a prefix of every forwarded path (no trailing slash)
+
+
+def parse_upstream(url: str) -> Upstream:
+    """`http(s)://host[:port][/path]`; ValueError for anything else."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        parts, port = None, None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"upstream URL must be http(s)://host[:port][/path], got {url!r}")
+    return Upstream(parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80),
+                    parts.path.rstrip("/"))
+
+
+class RelayedConnection(http.client.HTTPConnection):
+    """An HTTP(S) connection to `host:port` made through the relay's Unix socket: the Host header
+    and the TLS server name are the upstream's, only the transport differs."""
+
+    def __init__(self, upstream: Upstream, socket_path: str, timeout: float, context: ssl.SSLContext | None = None):
+        self.default_port = 443 if upstream.scheme == "https" else 80  # before __init__: the Host header uses it
+        super().__init__(upstream.host, upstream.port, timeout=timeout)
+        self.socket_path = socket_path
+        self.tls = (context or ssl.create_default_context()) if upstream.scheme == "https" else None
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(self.timeout)
+            sock.connect(self.socket_path)
+            self.sock = self.tls.wrap_socket(sock, server_hostname=self.host) if self.tls else sock
+        except BaseException:
+            sock.close()
+            raise
 
 
 class StreamScrubber:
@@ -55,12 +109,13 @@ def _without_key_param(path: str) -> str:
 class CredentialProxy:
     """Forwards http://127.0.0.1:PORT/<prefix>/<path> to <upstream>/<path> with the credential."""
 
-    def __init__(self, upstream_url: str, header_name: str, header_value: str, secret: str):
-        parts = urlsplit(upstream_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"upstream URL must be http(s)://host[:port][/path], got {upstream_url!r}")
-        self.scheme, self.host, self.port = parts.scheme, parts.hostname, parts.port
-        self.upstream_path = parts.path.rstrip("/")
+    def __init__(self, upstream_url: str, header_name: str, header_value: str, secret: str,
+                 relay_socket: str | None = None):
+        self.upstream = parse_upstream(upstream_url)
+        self.scheme, self.host, self.port = self.upstream.scheme, self.upstream.host, self.upstream.port
+        self.upstream_path = self.upstream.path
+        #: The runner's relay (provider-only network); None: connect directly.
+        self.relay_socket = relay_socket
         self.header = (header_name, header_value)
         self.secret = secret.encode()
         self.prefix = "/" + secrets.token_urlsafe(18)
@@ -89,6 +144,8 @@ class CredentialProxy:
             self._server.server_close()
 
     def connect(self) -> http.client.HTTPConnection:
+        if self.relay_socket:
+            return RelayedConnection(self.upstream, self.relay_socket, UPSTREAM_TIMEOUT_SECONDS)
         cls = http.client.HTTPSConnection if self.scheme == "https" else http.client.HTTPConnection
         return cls(self.host, self.port, timeout=UPSTREAM_TIMEOUT_SECONDS)
 

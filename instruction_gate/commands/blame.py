@@ -22,8 +22,9 @@ from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner
 from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic, write_text_atomic
-from instruction_gate.run.adapter import checked_adapter_command
-from instruction_gate.secrets import split_environment
+from instruction_gate.run import egress, sandbox, sandbox_paths
+from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
+from instruction_gate.secrets import split_environment, withhold_broker_token
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.suite.prepare import check_all, repo_root
 from instruction_gate.suite.instruction_diff import instruction_hunks
@@ -49,6 +50,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="blame only these of the failing tasks")
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
+    sandbox.add_arguments(parser)
 
 
 def _finish(args: argparse.Namespace, result: dict) -> int:
@@ -67,6 +69,10 @@ def run(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
     argv = checked_adapter_command(command, Path.cwd())
+    withhold_broker_token()
+    options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
+    provider = egress.provider_target(argv, options, split_environment().adapter)
+    confinement = sandbox.from_args(args, offline=is_reference_adapter(argv), broker=provider is not None)
     policy_path = args.policy or (args.manifest.parent / "policy.json")
     check_repository_outputs(args.repo, in_directory("--out", args.out, ("blame.json", "blame.md")),
                              [args.manifest, policy_path, *args.results], dirs={"--out": args.out})
@@ -99,11 +105,13 @@ def run(args: argparse.Namespace) -> int:
                           "(policy blame.max_agent_runs or --max-agent-runs)")
     texts = originals(repo, contract, hunks)
     args.out.mkdir(parents=True, exist_ok=True)
-    with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
+    with ScratchRepo(repo, args.manifest, args.temp_dir) as scratch, \
+            egress.provider_network(confinement, provider, args.temp_dir) as confinement:
         suite = manifest_mod.load(scratch.manifest_path)
-        options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(), repeats, args.jobs, options,
-                             args.temp_dir, sorted(failing))
+                             args.temp_dir, sorted(failing), sandbox=confinement,
+                             readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
+                                                              (repo, args.manifest.parent)))
         trials = Trials(scratch, runner, contract.base_sha, hunks, texts, failing, args.out / "runs")
         say(f"blame: {len(hunks)} hunk(s), {len(failing)} failing task(s), {steps} step(s) of {per_step} run(s)",
               file=sys.stderr)

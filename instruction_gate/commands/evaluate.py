@@ -18,7 +18,7 @@ from pathlib import Path
 
 from instruction_gate import __version__
 
-from instruction_gate.run import check_env, evaluation, rounds, sandbox, sandbox_paths
+from instruction_gate.run import check_env, egress, evaluation, rounds, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.commands import validate
 from instruction_gate.suite import impact
@@ -31,7 +31,7 @@ from instruction_gate.suite.suite_files import unavailable_check_programs
 from instruction_gate.run import out_lock
 from instruction_gate.run.run_store import RunStore
 from instruction_gate.outputs import check_outputs
-from instruction_gate.secrets import Redactor, split_environment
+from instruction_gate.secrets import Redactor, split_environment, withhold_broker_token
 from instruction_gate.console import say
 
 
@@ -124,12 +124,12 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
         # Replacing the index would orphan the old run directories and summary next to it.
         raise ConfigError(f"{args.out} already holds an evaluation (index.json): pass --resume to continue it, "
                           "or use an empty directory")
+    withhold_broker_token()
     envs = split_environment()
     adapter_argv = checked_adapter_command(command, Path.cwd(), envs.adapter)
-    confinement = sandbox.from_args(args, offline=is_reference_adapter(adapter_argv))
-    say(f"agent sandbox: {confinement.label}" + ("" if confinement.isolated else
-          " (--unisolated: agents can read and change anything this user can, and outlive their runs)"),
-          file=sys.stderr)
+    provider = egress.provider_target(adapter_argv, options, envs.adapter)
+    confinement = sandbox.from_args(args, offline=is_reference_adapter(adapter_argv), broker=provider is not None)
+    say(f"agent sandbox: {confinement.label}{egress.network_note(confinement, provider)}", file=sys.stderr)
     chosen = rounds.controls(args)
     checked = check_all(args.repo, args.manifest, args.base, args.candidate, allow_identical=args.fill_baseline_cache,
                         warn=validate.warn, mixed_changes=validate.mixed_changes(args))
@@ -186,16 +186,19 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
         for task_id, why in sorted(fixture_problems.items()):
             say(f"  {task_id}: {why}", file=sys.stderr)
     try:
-        prompts, solutions = task_texts(checked, stage)
-        run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
-                                    solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
-                                    sandbox=confinement, limits=chosen.limits,
-                                    readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
-                                                                       (checked.repo, args.manifest.parent)),
-                                    check_env_dir=env_dir)
-        if chosen.fill:
-            return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
-        rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))
+        # The relay to the provider (network `provider`) lives as long as the runs.
+        with egress.provider_network(confinement, provider, args.temp_dir) as confinement:
+            prompts, solutions = task_texts(checked, stage)
+            run = evaluation.Evaluation(stage, store, adapter_argv, envs, header, prompts,
+                                        solutions, fixture_problems, options, declared_rules, budget=chosen.budget,
+                                        sandbox=confinement, limits=chosen.limits,
+                                        readable=sandbox_paths.run_paths(args, adapter_argv, options.values(), envs.adapter.get("PATH", ""),
+                                                                           (checked.repo, args.manifest.parent)),
+                                        check_env_dir=env_dir,
+                                        check_files=chosen.policy.check_files if chosen.policy else "restore")
+            if chosen.fill:
+                return rounds.fill_cache(run, checked, specs, args.jobs, chosen)
+            rounds.execute(run, specs, args.jobs, chosen, rounds.cache_reuse(run, checked, specs, chosen, args.reuse_base_runs))
     finally:
         stage.close()
     mine = {k: v for k, v in store.runs.items() if k[0] in header["tasks"]}

@@ -22,7 +22,7 @@ from instruction_gate import globs
 from instruction_gate.run import check_env
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
-from instruction_gate.run import sandbox, sandbox_paths
+from instruction_gate.run import egress, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.verdict.comparison import compare
@@ -43,7 +43,7 @@ from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.run import out_lock
 from instruction_gate.commands.evaluate import MAX_REPEATS
 from instruction_gate.verdict.results import ResultSet, load_results
-from instruction_gate.secrets import Redactor, split_environment
+from instruction_gate.secrets import Redactor, split_environment, withhold_broker_token
 from instruction_gate.suite.suite_files import missing_suite_files, unavailable_check_programs
 from instruction_gate.report.summary_md import render
 from instruction_gate.run.workspace import VARIANTS
@@ -142,7 +142,10 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
     argv = checked_adapter_command(command, Path.cwd())  # a program that cannot start fails every mutant
     operators = selected(args.operators)
-    confinement = sandbox.from_args(args, offline=is_reference_adapter(argv))
+    withhold_broker_token()
+    provider = egress.provider_target(argv, dict(p.split("=", 1) for p in args.adapter_option if "=" in p),
+                                      split_environment().adapter)
+    confinement = sandbox.from_args(args, offline=is_reference_adapter(argv), broker=provider is not None)
     for flag, value in (("--repeats", args.repeats), ("--jobs", args.jobs), ("--max-mutants", args.max_mutants)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
@@ -176,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
     # The base's instruction files are trusted, but a token pasted into one must not spread into
     # every mutant's diff, description and report.
     redact = Redactor(split_environment().secret_values)
-    with out_lock.hold(args.out), ScratchRepo(repo, args.manifest, args.temp_dir) as scratch:
+    with out_lock.hold(args.out), ScratchRepo(repo, args.manifest, args.temp_dir) as scratch, \
+            egress.provider_network(confinement, provider, args.temp_dir) as confinement:
         suite = manifest_mod.load(scratch.manifest_path)
         files = scratch.instruction_files(base_sha, suite)
         generated = generate(files, operators, patches, _truncate_at(args.truncate_at))

@@ -19,7 +19,7 @@ from instruction_gate.protected import check_repository_outputs
 from instruction_gate.records import write_json_atomic
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.tables import table
-from instruction_gate.run import check_env
+from instruction_gate.run import check_env, check_sandbox, sandbox, sandbox_paths
 from instruction_gate.run.staging import build_stage, task_texts
 from instruction_gate.run.task_validation import TaskRuns, TreeChecks, run_task
 from instruction_gate.run.workspace import Slot
@@ -41,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the project's environment for the checks, as given to evaluate")
     parser.add_argument("--json", type=Path, dest="json_path", help="also write the results as JSON here")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
+    check_sandbox.add_arguments(parser)
 
 
 @dataclass(frozen=True)
@@ -130,18 +131,24 @@ def run(args: argparse.Namespace) -> int:
     envs = split_environment()
     redact = Redactor(envs.secret_values)
     signatures = check_health.signatures(policy_from_dict({}))
+    mechanism = sandbox.detect(args.unisolated, "none")
     stage, fixture_problems = build_stage(checked, args.temp_dir)
     verdicts = []
     try:
         _, solutions = task_texts(checked, stage)
         slot = Slot(stage, 0)
+        shown = (*sandbox_paths.harness_paths(), *(p.resolve() for p in args.sandbox_readable))
+        hidden = (checked.repo, args.manifest.parent.absolute())
         for task in manifest.tasks:
             if args.tasks and task.id not in args.tasks:
                 continue
             solution = solutions.get(task.id)  # the patch text (never a path an agent could follow)
             artifacts = blob_text(checked.repo, checked.contract, task.reference_artifacts) \
                 if task.reference_artifacts else None
-            runs = run_task(stage, slot, task, solution, artifacts, fixture_problems.get(task.id), envs.agent, env_dir)
+            checks_env = check_env.check_environment(envs.agent, task, slot.validation, env_dir)
+            confinement = check_sandbox.for_checks(mechanism, shown, env_dir, checks_env, stage.root, hidden)
+            runs = run_task(stage, slot, task, solution, artifacts, fixture_problems.get(task.id), envs.agent, env_dir,
+                            confinement)
             verdict = judge(runs, signatures)
             verdicts.append(Verdict(verdict.task_id, verdict.status, redact(verdict.reason), redact(verdict.tail)))
             say(f"{task.id}: {verdict.status}", file=sys.stderr, flush=True)

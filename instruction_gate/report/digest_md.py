@@ -12,7 +12,7 @@ from typing import Any, Callable
 from instruction_gate.hunks import Hunk
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.verdict import attribution
-from instruction_gate.verdict.digest import Digest, Entry, Line
+from instruction_gate.verdict.digest import CheckFilesLine, Digest, Entry, Line
 from instruction_gate.verdict.trajectories import Divergence
 
 #: Digest sentences shown; the rest are counted (summary.json keeps them all).
@@ -94,20 +94,42 @@ def sentence(line: Line, s: Style) -> str:
     return text + (f"; {where}." if where else ".")
 
 
+def check_files_sentence(line: CheckFilesLine, s: Style) -> str:
+    """"candidate changed test configuration: `conftest.py`, in 2 of 2 runs; base in 1 of 2 — 1 task
+    (t1); restored before the checks.": the candidate's paths when its runs did it (else the
+    base's), the other arm's count when it did it too ("both arms changed ..., in 2 of 2 runs each"
+    when the counts are equal); runs are the valid pairs of those tasks."""
+    first, other = ("candidate", "base") if line.runs["candidate"] else ("base", "candidate")
+    paths = line.paths[first]
+    shown = ", ".join(s.code(p, 80) for p in paths[:3]) + (f", +{len(paths) - 3} more" if len(paths) > 3 else "")
+    if not line.differs:  # the same in both arms: no change of the candidate's, but the reviewer should know
+        text = f"both arms changed {line.label}: {shown}, in {line.runs[first]} of {line.pairs} runs each"
+    else:
+        text = f"{first} changed {line.label}: {shown}, in {line.runs[first]} of {line.pairs} runs"
+        if line.runs[other]:
+            text += f"; {other} in {line.runs[other]} of {line.pairs}"
+    done = {"restored": "restored before the checks", "left": f"left for the checks: hard gate {s.code('check_files_changed')}"}
+    return f"{text} — {_tasks(line.tasks, s)}; {'; '.join(done.get(a) or s.text(a, 40) for a in line.actions)}."
+
+
 def markdown(digest: Digest | None) -> list[str]:
     """The digest section of summary.md (empty when compare had no pairs to read)."""
     if digest is None:
         return []
     lines = ["### What changed in the agent's behaviour", ""]
     shown = digest.lines[:MAX_LINES]
-    if not shown:
+    style = Style(markdown=True)
+    # A steering change one arm made more often leads (it can fake a verdict); one both arms
+    # made alike closes the list: no change of the candidate's, but worth a reviewer's glance.
+    lines += [f"- {check_files_sentence(line, style)}" for line in digest.check_files if line.differs]
+    if not shown and not any(line.differs for line in digest.check_files):
         lines.append("No behaviour change: every valid pair ran the same commands and tool calls, read and "
                      "edited the same files, emitted the same policy events and loaded the same instructions.")
-    style = Style(markdown=True)
     lines += [f"- {'**blocking** · ' if line.blocking else ''}{sentence(line, style)}" for line in shown]
     hidden = len(digest.lines) - len(shown)
     if hidden:
         lines.append(f"- … and {hidden} smaller change{'s' if hidden != 1 else ''} in summary.json (`digest`).")
+    lines += [f"- {check_files_sentence(line, style)}" for line in digest.check_files if not line.differs]
     if digest.unknown_runs:
         lines.append(f"\n{digest.unknown_runs} valid runs have no recorded events: only their edits and "
                      "instruction sources are compared.")
@@ -125,7 +147,7 @@ def as_json(digest: Digest | None) -> dict[str, Any] | None:
         return None
     style = Style(markdown=False)
     return {
-        "no_behaviour_change": not digest.entries,
+        "no_behaviour_change": not digest.entries and not any(line.differs for line in digest.check_files),
         "unknown_runs": digest.unknown_runs,
         "instruction_hunks": [h.as_dict() | {"label": h.label} for h in digest.hunks],
         "lines": [{"sentence": sentence(line, style), "blocking": line.blocking, "tasks": line.first.tasks,
@@ -137,4 +159,10 @@ def as_json(digest: Digest | None) -> dict[str, Any] | None:
                    "instruction_hunks": [h.label for h in line.hunks],
                    "first_divergence": _divergence_json(line.first.divergence)}
                   for line in digest.lines],
+        "check_files": [{"sentence": check_files_sentence(line, style), "label": line.label, "tasks": line.tasks,
+                         "pairs": line.pairs,
+                         "candidate_runs": line.runs["candidate"], "base_runs": line.runs["base"],
+                         "candidate_paths": line.paths["candidate"], "base_paths": line.paths["base"],
+                         "actions": line.actions}
+                        for line in digest.check_files],
     }

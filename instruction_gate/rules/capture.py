@@ -3,7 +3,9 @@
 The agent's workspace is untrusted. Created files are read with no symlink followed and only
 when they are regular files inside the workspace; the agent's commits are read through the
 harness's own git directory (trusted config, hooks off), borrowing the workspace's objects
-read-only, with the commit id taken from the workspace's HEAD only when it is plain hex.
+read-only, with the commit id taken from the workspace's HEAD only when it is plain hex, and
+only when its object directory holds plain files and directories (a FIFO would stall git, a
+link or an edited `info/alternates` would have the runner read objects from elsewhere on the host).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from instruction_gate.untrusted import is_path_text
 MAX_CREATED_FILE_BYTES = 1 << 20
 #: Commits read per run (an agent committing in a loop must not stall the harness).
 MAX_COMMITS = 50
+#: Entries of the agent's object directory inspected before it is borrowed; more: not read.
+MAX_OBJECT_ENTRIES = 100_000
 _HEX = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
@@ -87,7 +91,10 @@ def agent_commits(stage: Stage, work_tree: Path, input_commit: str) -> tuple[Com
         return None
     if head == input_commit:
         return ()
-    env = {"GIT_DIR": str(stage.git_dir), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(work_tree / ".git" / "objects")}
+    objects = work_tree / ".git" / "objects"
+    if not _plain_object_dir(objects, stage.common_dir / "objects"):
+        return None
+    env = {"GIT_DIR": str(stage.git_dir), "GIT_ALTERNATE_OBJECT_DIRECTORIES": str(objects)}
     result = git.git("-c", "log.showSignature=false", "log", "-z", "--reverse", f"--max-count={MAX_COMMITS}",
                      "--format=%H%n%B", head, f"^{input_commit}", "--", cwd=stage.root, env=env, check=False)
     if not result.ok:
@@ -97,3 +104,30 @@ def agent_commits(stage: Stage, work_tree: Path, input_commit: str) -> tuple[Com
         sha, _, message = entry.strip("\n").partition("\n")
         commits.append(Commit(sha, message.strip("\n")))
     return tuple(commits)
+
+
+def _plain_object_dir(objects: Path, common_objects: Path) -> bool:
+    """True when `objects` (and `.git` above it) is a real directory holding only regular files and
+    directories, whose `info/alternates` names nothing but the stage's common store."""
+    for path in (objects.parent, objects):
+        try:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):
+                return False
+        except OSError:
+            return False
+    pending, seen = [str(objects)], 0
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    seen += 1
+                    if seen > MAX_OBJECT_ENTRIES:
+                        return False
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif not entry.is_file(follow_symlinks=False):
+                        return False
+        except OSError:
+            return False
+    alternates = read_regular_file(objects, "info/alternates")
+    return alternates is None or alternates.decode("utf-8", "replace").split() in ([], [str(common_objects)])

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from instruction_gate import proc, records
+from instruction_gate.agents.broker_proxy import RELAY_SOCKET_VAR
 from instruction_gate.errors import ConfigError
 from instruction_gate.run.limits import OutputLimits
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View
+from instruction_gate.secrets import BROKER_TOKEN_FD_VAR, BROKER_TOKEN_VAR
 from instruction_gate.suite.suite_files import program_file
 
 #: Bytes of adapter stderr kept in the run record.
@@ -35,6 +37,7 @@ class AdapterOutcome:
     start_error: str | None = None
     malformed_lines: int = 0
     event_bytes: int = 0  #: bytes of event lines read from stdout, kept or not
+    kept_event_bytes: int = 0  #: bytes of the kept events as the run store writes them (a line each)
     over_limit: str | None = None  #: the output limit the adapter exceeded ("events"), if any
 
     def provenance(self) -> dict[str, Any]:
@@ -102,9 +105,14 @@ def is_reference_adapter(argv: list[str]) -> bool:
 
 def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd: Path, timeout: float,
            sandbox: Sandbox = UNISOLATED, view: View | None = None,
-           limits: OutputLimits = OutputLimits()) -> AdapterOutcome:
+           limits: OutputLimits = OutputLimits(), broker_token: str | None = None) -> AdapterOutcome:
     """Run the adapter (confined by `sandbox` to `view`); events past `limits.event_bytes` are dropped.
 
+    `broker_token` goes through a pipe whose read end the adapter inherits (its number in
+    `INSTRUCTION_EVAL_BROKER_TOKEN_FD`), never through an environment: bubblewrap's init, the
+    sandbox's PID 1, keeps the environment it was started with where every process inside can
+    read it (/proc/1/environ), while it closes inherited descriptors. Under the provider-only
+    network the adapter learns the relay's socket from `INSTRUCTION_EVAL_PROVIDER_RELAY`.
     When this returns, no process the adapter started is alive (see sandbox.Confinement).
     """
     outcome = AdapterOutcome()
@@ -126,16 +134,29 @@ def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd
         if not isinstance(event, dict):
             outcome.malformed_lines += 1
             return
+        # Counted as written: a compact line read back can be longer (spaces, escaped non-ASCII).
+        written = len(json.dumps(event)) + 1
+        if outcome.kept_event_bytes + written > limits.event_bytes:
+            outcome.over_limit = "events"
+            return
+        outcome.kept_event_bytes += written
         outcome.events.append(event)
 
-    child_env = dict(env)
+    child_env = {k: v for k, v in env.items() if k not in (BROKER_TOKEN_VAR, BROKER_TOKEN_FD_VAR, RELAY_SOCKET_VAR)}
     child_env["PATH"] = child_path(env)
+    if sandbox.egress is not None:
+        child_env[RELAY_SOCKET_VAR] = str(sandbox.egress)
+    token_fds = _token_pipe(broker_token) if broker_token is not None else ()
+    if token_fds:
+        child_env[BROKER_TOKEN_FD_VAR] = str(token_fds[0])
     confined = sandbox.confine(argv, view or View((cwd,), cwd=cwd))
     try:
         result = proc.run(confined.argv, cwd, env=child_env, stdin=json.dumps(request), timeout=timeout,
-                          tail_bytes=STDERR_TAIL_BYTES, on_stdout_line=on_line, pass_fds=confined.pass_fds,
-                          line_bytes=limits.event_line_bytes)
+                          tail_bytes=STDERR_TAIL_BYTES, on_stdout_line=on_line,
+                          pass_fds=(*confined.pass_fds, *token_fds), line_bytes=limits.event_line_bytes)
     finally:
+        for fd in token_fds:
+            os.close(fd)
         confined.finish()
     outcome.stderr_tail = result.stderr
     outcome.wall_seconds = round(result.duration_seconds, 3)
@@ -147,3 +168,21 @@ def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd
     if results:
         outcome.result = dict(results[-1])
     return outcome
+
+
+def _token_pipe(token: str) -> tuple[int]:
+    """The read end of a pipe already holding `token` (written whole, the write end closed), so
+    the adapter reads it to EOF and nothing is left in the pipe for anyone after it."""
+    data = token.encode()
+    read_end, write_end = os.pipe()
+    os.set_blocking(write_end, False)  # a pipe's buffer (64 KiB) holds any real credential
+    try:
+        written = os.write(write_end, data)
+    except BlockingIOError:
+        written = 0
+    finally:
+        os.close(write_end)
+    if written != len(data):
+        os.close(read_end)
+        raise ConfigError(f"{BROKER_TOKEN_VAR}: longer than a pipe holds ({len(data)} bytes)")
+    return (read_end,)

@@ -61,7 +61,8 @@ def portable_argv(argv: list[str], repo: Path | None) -> list[str]:
 
 def key_parts(*, task: Any, manifest_sha256: str, base_tree: str, input_commit: str, suite_digest: str,
               adapter_argv: list[str], adapter_options: dict[str, str],
-              base_instructions: dict[str, str], repo: Path | None = None) -> dict[str, Any]:
+              base_instructions: dict[str, str], repo: Path | None = None,
+              check_files: str = "restore") -> dict[str, Any]:
     """Everything that shaped a base run of `task`, by name (the key is their digest)."""
     names = portable_argv(adapter_argv, repo)
     return {
@@ -76,6 +77,8 @@ def key_parts(*, task: Any, manifest_sha256: str, base_tree: str, input_commit: 
         "adapter_files": {name: d for name, arg in zip(names, adapter_argv) if (d := _file_digest(arg))},
         "adapter_options": dict(sorted(adapter_options.items())),
         "base_instructions": dict(sorted(base_instructions.items())),
+        # Restored or left in place, the agent's check configuration changes what the checks judged.
+        "check_files": check_files,
     }
 
 

@@ -12,9 +12,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from instruction_gate import proc
 from instruction_gate.errors import ConfigError
 from instruction_gate.run import adapter
+from instruction_gate.run.check_sandbox import CheckSandbox
 from instruction_gate.suite.check_settings import entries_in_changed_files
 from instruction_gate.suite.manifest import Manifest, Task
 
@@ -63,14 +63,18 @@ def check_environment(base: Mapping[str, str], task: Task, workspace: Path, env_
 CHECK_TAIL_BYTES = 4000
 
 
-def run_checks(task: Task, workspace: Path, env: dict[str, str]) -> list[dict[str, Any]]:
-    """Every check of `task` in `workspace / task.cwd` with `env` (`check_environment`); one
-    record each (`checks` of run.json)."""
-    return [_one(argv, workspace / task.cwd, env, task.check_timeout_seconds) for argv in task.checks]
+def run_checks(task: Task, workspace: Path, env: dict[str, str], confinement: CheckSandbox = CheckSandbox(),
+               home: Path | None = None, writable: tuple[Path, ...] = ()) -> list[dict[str, Any]]:
+    """Every check of `task` in `workspace / task.cwd` with `env` (`check_environment`), each in
+    `confinement` (`home`: the run's private check home); one record each (`checks` of run.json)."""
+    env = confinement.environment(env, home)
+    return [_one(argv, workspace, task, env, confinement, home, writable) for argv in task.checks]
 
 
-def _one(argv: tuple[str, ...], cwd: Path, env: dict[str, str], timeout: float) -> dict[str, Any]:
-    result = proc.run(argv, cwd, env=env, timeout=timeout, tail_bytes=CHECK_TAIL_BYTES)
+def _one(argv: tuple[str, ...], workspace: Path, task: Task, env: dict[str, str], confinement: CheckSandbox,
+         home: Path | None, writable: tuple[Path, ...]) -> dict[str, Any]:
+    result = confinement.run(argv, workspace / task.cwd, workspace, env, task.check_timeout_seconds,
+                             CHECK_TAIL_BYTES, network=task.check_network, home=home, writable=writable)
     stderr = result.stderr if result.start_error is None else result.start_error
     return {"argv": list(argv), "exit_code": None if result.timed_out else result.exit_code,
             "timed_out": result.timed_out, "duration_seconds": round(result.duration_seconds, 3),

@@ -14,8 +14,10 @@ from typing import Any
 
 from instruction_gate import __version__, proc
 
-from instruction_gate.run import adapter, check_env, gates, sandbox_paths
+from instruction_gate.run import adapter, check_env, check_sandbox, gates, sandbox_paths
 from instruction_gate.run.budget import Budget
+from instruction_gate.run import check_integrity
+from instruction_gate.run.check_sandbox import CheckSandbox
 from instruction_gate.run.limits import OutputLimits, limit_reason
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View, fresh_dir
 from instruction_gate.suite.manifest import Manifest, Task
@@ -82,6 +84,8 @@ class Evaluation:
     limits: OutputLimits = field(default_factory=OutputLimits)
     #: The project's environment (`--check-env-dir`) for checks and the agent's commands; None: the harness's.
     check_env_dir: Path | None = None
+    #: policy `check_files`: changed files that steer the checks are restored, or left and failed
+    check_files: str = check_integrity.RESTORE
 
     def execute(self, specs: list[RunSpec], jobs: int) -> None:
         todo = [s for s in specs if not self.store.has(s.task.id, s.repeat, s.variant)]
@@ -100,7 +104,8 @@ class Evaluation:
             finally:
                 slots.put(slot)
             self.budget.settle(record)
-            return record
+            # Every future keeps its result until the pool ends: not every run's events.
+            return {k: v for k, v in record.items() if k != "events"}
 
         with ThreadPoolExecutor(max_workers=slots.qsize()) as pool:
             futures = [pool.submit(work, spec) for spec in todo]
@@ -137,21 +142,26 @@ class Evaluation:
         view = View((generation, home), (*self.readable, *env_paths, self.stage.common_dir / "objects"), cwd,
                     protected=env_paths)
         outcome = adapter.invoke(self.adapter_argv, request, self._private(self.envs.adapter, home), cwd,
-                                 task.timeout_seconds, self.sandbox, view, self.limits)
+                                 task.timeout_seconds, self.sandbox, view, self.limits, self.envs.broker_token)
         classification = gates.classify(outcome, task.timeout_seconds)
         captured = slot.capture(input_commit, self.limits.patch_bytes)
         if captured.over_limit and classification.valid:
             classification = gates.Classification("agent", limit_reason("patch"))
         checks: list[dict[str, Any]] = []
         patch_applied = True
+        steering = check_integrity.NOTHING
         if classification.valid:
-            validation = slot.prepare_validation(captured.tree)
+            steering = check_integrity.inspect(self.stage, task, input_commit.tree, captured.tree, self.check_files)
+            validation = slot.prepare_validation(captured.tree, steering.restore_info)
             patch_applied = validation is not None
             if validation is not None:
                 env = check_env.check_environment(self.envs.agent, task, validation, self.check_env_dir)
-                checks = check_env.run_checks(task, validation, env)
+                confinement = self.checks_sandbox(env)
+                checks = check_env.run_checks(task, validation, env, confinement,
+                                              confinement.home(validation.parent.name))
         checks_passed = all(c["exit_code"] == 0 and not c["timed_out"] for c in checks)
-        evidence = gates.evidence_from(outcome, list(captured.edited_files), patch_applied, checks_passed)
+        evidence = gates.evidence_from(outcome, list(captured.edited_files), patch_applied, checks_passed,
+                                       steering.left)
         gate_fields = gates.hard_failures(task, classification, outcome, evidence) if classification.valid else {
             "hard_failures": ["agent_not_completed"]}
         result = outcome.result or {}
@@ -163,6 +173,7 @@ class Evaluation:
             "failure_class": classification.failure_class, "failure_reason": classification.failure_reason,
             "failure_detail": classification.failure_detail,
             "edited_files": list(captured.edited_files), "checks": checks,
+            "check_files_changed": steering.as_record(),
             "wall_seconds": outcome.wall_seconds,
             **{k: _int_or_none(result.get(k)) for k in ("input_tokens", "output_tokens", "cached_input_tokens", "tool_calls")},
             "provider_cost_usd": _float_or_none(result.get("provider_cost_usd")),
@@ -184,6 +195,11 @@ class Evaluation:
         self.store.write(record, captured.patch)
         return record
 
+    def checks_sandbox(self, env: dict[str, str]) -> CheckSandbox:
+        """The sandbox a run's checks get (run/check_sandbox.py)."""
+        return check_sandbox.for_checks(self.sandbox, self.readable, self.check_env_dir, env, self.stage.root,
+                                        (self.stage.repo,))
+
     def _skeleton(self, spec: RunSpec, started_at: str) -> dict[str, Any]:
         """A record with every field present, as for a run that never started."""
         prompt = "\n\n".join(self.prompts[spec.task.id])
@@ -202,7 +218,7 @@ class Evaluation:
             "gate_version": __version__, "adapter_exit_code": None, "adapter_stderr_tail": None,
             "malformed_event_lines": 0, "events": [], "started_at": started_at, "reused": False,
             "isolation": self.sandbox.label, "event_bytes": 0,
-            "checks_pass_at_start": spec.task.checks_pass_at_start,
+            "checks_pass_at_start": spec.task.checks_pass_at_start, "check_files_changed": [],
         }
 
     def _private(self, env: dict[str, str], home: Path) -> dict[str, str]:

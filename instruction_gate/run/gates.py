@@ -17,7 +17,7 @@ from instruction_gate.rules.legacy import evaluate_legacy
 HARD_FAILURES = (
     "agent_not_completed", "tool_call_count_unavailable", "tool_call_cap_exceeded",
     "provider_cost_unavailable", "provider_cost_cap_exceeded", "patch_did_not_apply",
-    "required_check_failed", "forbidden_file_edited", "required_command_missing",
+    "required_check_failed", "forbidden_file_edited", "check_files_changed", "required_command_missing",
     "forbidden_command_observed", "required_policy_event_missing", "instruction_source_missing",
 )
 
@@ -71,9 +71,12 @@ class Evidence:
     #: Positions in `commands` of commands that never ran (refused, declined, exit 126/127):
     #: they may be forbidden, but they never satisfy a required command.
     not_run: frozenset[int] = frozenset()
+    #: Files steering the checks that the agent changed and the policy left in place (`check_files: fail`).
+    check_files_left: tuple[str, ...] = ()
 
 
-def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: bool, checks_passed: bool) -> Evidence:
+def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: bool, checks_passed: bool,
+                  check_files_left: list[str] | tuple[str, ...] = ()) -> Evidence:
     events = outcome.events
     sources = (outcome.result or {}).get("instruction_sources") or []
     commands = RunBundle.from_events(events).commands
@@ -82,6 +85,7 @@ def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: boo
         event_names={str(e["name"]) for e in events if e.get("name") is not None},
         instruction_sources={str(s) for s in sources if isinstance(s, str)},
         edited_files=edited, patch_applied=patch_applied, checks_passed=checks_passed,
+        check_files_left=tuple(check_files_left),
     )
 
 
@@ -113,6 +117,7 @@ def hard_failures(task: Task, classification: Classification, outcome: AdapterOu
         "patch_did_not_apply": not ev.patch_applied,
         "required_check_failed": ev.patch_applied and not ev.checks_passed,
         "forbidden_file_edited": bool(forbidden_files),
+        "check_files_changed": bool(ev.check_files_left),
         "required_command_missing": bool(missing_commands),
         "forbidden_command_observed": bool(forbidden_commands),
         "required_policy_event_missing": bool(missing_events),

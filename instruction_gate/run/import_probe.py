@@ -65,7 +65,10 @@ class ImportProbe:
         self.directory = root / "import-probe"
         self.directory.mkdir(parents=True, exist_ok=True)
         (self.directory / "sitecustomize.py").write_text(PROBE_SOURCE, encoding="utf-8")
-        self.report = root / "import-probe.jsonl"
+        # Checks write the report from their sandbox, where the probe's own code stays read-only.
+        self.report_dir = root / "import-probe-report"
+        self.report_dir.mkdir(parents=True, exist_ok=True)
+        self.report = self.report_dir / "report.jsonl"
 
     def environment(self, workspace: Path, cwd: str, python_path: str | None) -> dict[str, str]:
         """Variables to lay over a check's environment (its own PYTHONPATH kept after the probe)."""

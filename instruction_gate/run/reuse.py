@@ -46,7 +46,8 @@ def task_keys(checked: Checked, evaluation: Evaluation) -> dict[str, dict[str, A
     return {task.id: key_parts(task=task, manifest_sha256=checked.manifest.sha256, base_tree=base_tree,
                                input_commit=stage.inputs[(task.id, "base")].commit, suite_digest=suite,
                                adapter_argv=evaluation.adapter_argv, adapter_options=evaluation.adapter_options,
-                               base_instructions=instructions, repo=checked.repo)
+                               base_instructions=instructions, repo=checked.repo,
+                               check_files=evaluation.check_files)
             for task in checked.manifest.tasks if (task.id, "base") in stage.inputs}
 
 
@@ -57,7 +58,7 @@ def fill(cache: BaselineCache, keys: dict[str, dict[str, Any]], evaluation: Eval
     evaluation.execute(base_specs, jobs)
     stored = 0
     for task_id, parts in keys.items():
-        runs = [(r, _patch(evaluation, r)) for (t, _, v), r in sorted(evaluation.store.runs.items())
+        runs = [(evaluation.store.full_record(r), _patch(evaluation, r)) for (t, _, v), r in sorted(evaluation.store.runs.items())
                 if t == task_id and v == "base"]
         stored += cache.store(parts, runs)
     return stored

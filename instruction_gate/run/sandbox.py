@@ -25,13 +25,17 @@ from typing import Iterable, Sequence
 
 from instruction_gate import proc
 from instruction_gate.errors import ConfigError
+from instruction_gate.run import hostile_tree
 
 #: Host directories the agent sees read-only (when present): the system, never /home, /root,
 #: /run (sockets such as the container runtime's), /srv, /mnt, /media or /tmp.
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 #: Seconds to wait for a sandbox's processes to be gone after its first process exited.
 TEARDOWN_SECONDS = 10.0
-NETWORK_MODES = ("none", "host")
+#: none: loopback only; provider: loopback and the runner's relay to the provider (run/egress.py); host: shared.
+NETWORK_MODES = ("none", "provider", "host")
+#: Parts of /proc that change the host's kernel when written; bound read-only over the sandbox's own.
+KERNEL_TUNABLES = ("/proc/sys", "/proc/sysrq-trigger")
 
 
 @dataclass(frozen=True)
@@ -52,9 +56,11 @@ class Sandbox:
     """How agent runs are confined. `mechanism` is "bwrap", or "unisolated" (explicit opt-out)."""
 
     mechanism: str
-    network: str = "host"  #: "none": loopback only (a private network namespace); "host": shared
+    network: str = "host"  #: "none": loopback only (a private network namespace); "provider": that and the
+    #: relay to the provider; "host": shared, unrestricted
     binary: str | None = None
     shared: tuple[Path, ...] = ()  #: directories the user chose to share read-write (--sandbox-writable)
+    egress: Path | None = None  #: the provider relay's socket (network "provider"), while the relay runs
 
     @property
     def isolated(self) -> bool:
@@ -87,7 +93,7 @@ class Confinement:
         self._info = os.pipe()
         self.pass_fds = (self._info[1],)
         view = View((*self.view.writable, *self.sandbox.shared), self.view.readable, self.view.cwd, self.view.protected)
-        self.argv = [str(self.sandbox.binary), *bwrap_args(view, self.sandbox.network),
+        self.argv = [str(self.sandbox.binary), *bwrap_args(view, self.sandbox.network, self.sandbox.egress),
                      "--info-fd", str(self._info[1]), "--", *self.inner]
 
     def start_error(self, exit_code: int | None, stderr: str, events: int) -> str | None:
@@ -127,12 +133,20 @@ class Confinement:
             time.sleep(0.01)
 
 
-def bwrap_args(view: View, network: str) -> list[str]:
+def bwrap_args(view: View, network: str, egress: Path | None = None) -> list[str]:
     args = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox",
             "--die-with-parent", "--new-session", "--cap-drop", "ALL",
             "--tmpfs", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
-    if network == "none":
+    # A fresh /proc leaves the kernel's tunables writable to a root sandbox (kernel.core_pattern
+    # runs a program on the host): they are read-only in every sandbox.
+    for tunable in KERNEL_TUNABLES:
+        if os.path.exists(tunable):
+            args += ["--ro-bind", tunable, tunable]
+    if network in ("none", "provider"):
         args.append("--unshare-net")
+    if network == "provider" and egress is not None:
+        # The relay's socket (in a directory of its own) is the only way out of this network namespace.
+        args += ["--ro-bind", str(egress.parent), str(egress.parent)]
     for top in SYSTEM_PATHS:
         if os.path.islink(top):
             args += ["--symlink", os.readlink(top), top]
@@ -212,14 +226,9 @@ UNISOLATED = Sandbox("unisolated")
 
 def fresh_dir(path: Path) -> Path:
     """`path` as a new empty directory (whatever the last run left there is removed, even a
-    directory it made unreadable: an agent must not be able to stop the next run from starting)."""
-    if path.exists():
-        os.chmod(path, 0o700)
-        for top, dirs, _files in os.walk(path):
-            for name in dirs:  # top-down: unlocked before os.walk goes in
-                if not os.path.islink(os.path.join(top, name)):
-                    os.chmod(os.path.join(top, name), 0o700)
-        shutil.rmtree(path)
+    directory it made unreadable, a link or a FIFO in its place, without following a link: an
+    agent must not be able to stop the next run from starting, nor aim the removal elsewhere)."""
+    hostile_tree.remove(path)
     path.mkdir(parents=True)
     return path
 
@@ -229,8 +238,10 @@ def add_arguments(parser) -> None:
                         help="run agents without a sandbox (only where bubblewrap cannot be had); every run "
                              "record and the summary then say 'unisolated'")
     parser.add_argument("--sandbox-network", choices=("auto", *NETWORK_MODES), default="auto",
-                        help="agent network inside the sandbox: none (loopback only), host (shared); auto: "
-                             "none for the offline reference adapter, host otherwise")
+                        help="agent network inside the sandbox: none (loopback only); provider (loopback, and "
+                             "the provider of adapters/broker through a relay: nothing else is reachable); host "
+                             "(the runner's network, unrestricted: records and the summary say so); auto: none "
+                             "for the offline reference adapter, provider for adapters/broker, host otherwise")
     parser.add_argument("--sandbox-readable", action="append", default=[], type=Path, metavar="PATH",
                         help="a file or directory every agent run may read, e.g. an agent CLI's installation "
                              "outside PATH (repeatable); never the suite or the checkout")
@@ -239,7 +250,13 @@ def add_arguments(parser) -> None:
                              "it is shared by all runs, so never the suite, the checkout or anything secret")
 
 
-def from_args(args, offline: bool) -> Sandbox:
-    """The sandbox the flags ask for; `offline` adapters get no network under `auto`."""
-    network = args.sandbox_network if args.sandbox_network != "auto" else ("none" if offline else "host")
+def from_args(args, offline: bool, broker: bool = False) -> Sandbox:
+    """The sandbox the flags ask for; under `auto`, `offline` adapters get no network, the
+    broker (`broker`: the only adapter whose provider the runner knows) the provider's only."""
+    network = args.sandbox_network
+    if network == "auto":
+        network = "none" if offline else "provider" if broker else "host"
+    elif network == "provider" and not broker and not args.unisolated:
+        raise ConfigError("--sandbox-network provider: the adapter is not adapters/broker, so the runner does not "
+                          "know its provider; run the agent through the broker or choose none or host")
     return detect(args.unisolated, network, args.sandbox_writable)

@@ -2,16 +2,18 @@
 
 Both trees are laid out exactly as an evaluation's validation workspace is (the agent-visible
 tree plus the hidden suite, in a worker slot), and the checks run with the same environment
-(`check_env.check_environment`), plus the import probe. No agent runs.
+(`check_env.check_environment`) in the same sandbox (`check_sandbox`), plus the import probe.
+No agent runs.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from instruction_gate.run import check_env
+from instruction_gate.run import check_env, check_integrity
+from instruction_gate.run.check_sandbox import CheckSandbox
 from instruction_gate.run.import_probe import ImportProbe
 from instruction_gate.run.workspace import Slot, Stage
 from instruction_gate.suite.manifest import Task
@@ -51,18 +53,21 @@ def with_patch(stage: Stage, tree: str, patch: str) -> tuple[str | None, str]:
 
 
 def _checks_on(slot: Slot, tree: str, task: Task, base_env: Mapping[str, str], env_dir: Path | None,
-               probe: ImportProbe) -> TreeChecks | None:
-    workspace = slot.prepare_validation(tree)
+               probe: ImportProbe, confinement: CheckSandbox, restore_info: str = "") -> TreeChecks | None:
+    workspace = slot.prepare_validation(tree, restore_info)
     if workspace is None:
         return None
     env = check_env.check_environment(base_env, task, workspace, env_dir)
     env.update(probe.environment(workspace, task.cwd, env.get("PYTHONPATH")))
-    checks = check_env.run_checks(task, workspace, env)
+    confinement = replace(confinement, readable=(*confinement.readable, probe.directory))
+    checks = check_env.run_checks(task, workspace, env, confinement, confinement.home(workspace.parent.name),
+                                  writable=(probe.report_dir,))
     return TreeChecks(checks, probe.foreign_imports())
 
 
 def run_task(stage: Stage, slot: Slot, task: Task, solution: str | None, artifacts: str | None,
-             fixture_problem: str | None, base_env: Mapping[str, str], env_dir: Path | None) -> TaskRuns:
+             fixture_problem: str | None, base_env: Mapping[str, str], env_dir: Path | None,
+             confinement: CheckSandbox = CheckSandbox()) -> TaskRuns:
     """The task's checks on its starting tree, then on that tree plus `solution` and `artifacts`
     (patch texts: the reference solution and the task's reference_artifacts)."""
     runs = TaskRuns(task)
@@ -71,7 +76,7 @@ def run_task(stage: Stage, slot: Slot, task: Task, solution: str | None, artifac
         return runs
     probe = ImportProbe(stage.root)
     start_tree = stage.inputs[(task.id, "base")].tree
-    runs.start = _checks_on(slot, start_tree, task, base_env, env_dir, probe)
+    runs.start = _checks_on(slot, start_tree, task, base_env, env_dir, probe, confinement)
     if runs.start is None:
         runs.problem = "the suite's files conflict with the starting tree"
         return runs
@@ -86,7 +91,10 @@ def run_task(stage: Stage, slot: Slot, task: Task, solution: str | None, artifac
         if solved is None:
             runs.problem = f"reference_artifacts do not apply after the reference solution: {why}"
             return runs
-    runs.solution = _checks_on(slot, solved, task, base_env, env_dir, probe)
+    # As an evaluation would judge a perfect agent: steering files the solution changes are restored
+    # (a solution that needs one fails here, naming the need for check_files_allowed).
+    restore = check_integrity.inspect(stage, task, start_tree, solved).restore_info
+    runs.solution = _checks_on(slot, solved, task, base_env, env_dir, probe, confinement, restore)
     if runs.solution is None:
         runs.problem = "the reference solution conflicts with the suite's files"
     return runs

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instruction_gate import git
+from instruction_gate.run import hostile_tree
 from instruction_gate.suite.contract import Contract, Tree
 
 VARIANTS = ("base", "candidate")
@@ -73,7 +74,10 @@ class Stage:
         self.close()
 
     def close(self) -> None:
-        shutil.rmtree(self.root, ignore_errors=True)
+        try:
+            hostile_tree.remove(self.root)  # workspaces an agent locked (chmod 000) included
+        except OSError:
+            shutil.rmtree(self.root, ignore_errors=True)
 
     # -- plumbing with a private index file -------------------------------------------
     def git(self, *args: str, index: Path | None = None, work_tree: Path | None = None, **kw):
@@ -162,13 +166,18 @@ class Stage:
         self.git("-c", "pack.compression=1", "pack-objects", "-q", "--revs", "--window=0", str(pack_dir / "pack"), stdin=revs)
         return tuple(sorted(pack_dir.glob("pack-*")))
 
-    def validation_tree(self, agent_tree: str) -> str | None:
-        """The agent's tree with the hidden suite laid back in; None on a path conflict."""
+    def validation_tree(self, agent_tree: str, restore_info: str = "") -> str | None:
+        """The agent's tree with the hidden suite laid back in; None on a path conflict.
+
+        `restore_info` (`update-index --index-info` lines, run/check_integrity.py) puts the files
+        that steer the checks back to their starting state first, so the suite still wins."""
         index = self.root / f"val-{os.getpid()}-{id(agent_tree)}-{os.urandom(4).hex()}.index"
         try:
             if self._conflicts_with_suite(agent_tree):
                 return None
             self.git("read-tree", agent_tree, index=index)
+            if restore_info:
+                self.git("update-index", "-z", "--index-info", index=index, stdin=restore_info)
             if self.suite_index_info:
                 added = self.git("update-index", "-z", "--add", "--index-info", index=index,
                                  stdin=self.suite_index_info, check=False)
@@ -212,14 +221,37 @@ class Slot:
             directory.mkdir(parents=True, exist_ok=True)  # a later batch of the same evaluation reuses it
 
     def _reset(self, work_tree: Path, index: Path, tree: str) -> None:
-        """Make `work_tree` exactly `tree`, rewriting only what differs."""
-        shutil.rmtree(work_tree / ".git", ignore_errors=True)
+        """Make `work_tree` exactly `tree`, rewriting only what differs.
+
+        What the last run left is swept first (links, FIFOs, sockets, devices, `.git`, locked
+        directories: see hostile_tree), so git and the harness never follow or trip on them. If
+        the incremental reset still fails, the directory is rebuilt from nothing: one run's
+        leftovers never reach the next run of the slot, nor end the evaluation.
+        """
+        try:
+            hostile_tree.sweep(work_tree)
+            self._reset_incrementally(work_tree, index, tree)
+        except (OSError, git.GitError):
+            self._rebuild(work_tree, index, tree)
+
+    def _reset_incrementally(self, work_tree: Path, index: Path, tree: str) -> None:
         g = self.stage.git
         g("read-tree", "--reset", "-u", tree, index=index, work_tree=work_tree)
         dirty = g("diff-files", "--name-only", "-z", index=index, work_tree=work_tree).stdout
         if dirty:
             g("checkout-index", "-f", "-z", "--stdin", index=index, work_tree=work_tree, stdin=dirty)
         g("clean", "-ffdxq", index=index, work_tree=work_tree)
+
+    def _rebuild(self, work_tree: Path, index: Path, tree: str) -> None:
+        """`tree` checked out into a new, empty `work_tree`; the old one is moved aside first
+        (a rename succeeds where removing a hostile tree might not) and removed with the stage."""
+        if os.path.lexists(work_tree):
+            discarded = self.stage.root / "discarded"
+            discarded.mkdir(exist_ok=True)
+            os.rename(work_tree, discarded / f"{work_tree.parent.name}-{work_tree.name}-{os.urandom(4).hex()}")
+        work_tree.mkdir()
+        index.unlink(missing_ok=True)
+        self.stage.git("read-tree", "--reset", "-u", tree, index=index, work_tree=work_tree)
 
     def prepare_generation(self, input_commit: InputCommit) -> Path:
         """Reset the generation directory and give it a fresh one-commit `.git`."""
@@ -265,9 +297,10 @@ class Slot:
         sizes = self.stage.git("cat-file", "--batch-check=%(objectsize)", stdin="\n".join(oids) + "\n").stdout
         return sum(int(n) for n in sizes.split() if n.isdigit())
 
-    def prepare_validation(self, agent_tree: str) -> Path | None:
-        """Lay the agent's tree plus the suite into the validation directory; None if it cannot."""
-        tree = self.stage.validation_tree(agent_tree)
+    def prepare_validation(self, agent_tree: str, restore_info: str = "") -> Path | None:
+        """Lay the agent's tree (with `restore_info` applied, see `Stage.validation_tree`) plus the
+        suite into the validation directory; None if it cannot."""
+        tree = self.stage.validation_tree(agent_tree, restore_info)
         if tree is None:
             return None
         self._reset(self.validation, self.val_index, tree)

@@ -79,19 +79,30 @@ def _agent_options(argv: list[str], options: dict[str, str]) -> tuple[str, dict[
         declared = rest[flag + 1] if flag is not None else None
         return program, {**({"discovery": declared} if declared else {}), **options}
     if program == "broker":
-        if broker.TOKEN_FD_FLAG in rest[:-1]:
-            at = rest.index(broker.TOKEN_FD_FLAG)
-            rest = rest[:at] + rest[at + 2:]
-        flags = _flags("adapters/broker", broker.OPTIONS, rest)
-        if flags is None:
+        chosen = broker_options(argv, options)
+        if chosen is None:
             return "", options
-        wrap = Options({**options, **flags}).text("wrap", "codex")
+        wrap = Options(chosen).text("wrap", "codex")
         # The wrapped adapter receives the request's options, never the broker's own flags.
         return _agent_options(broker.wrapped_argv(wrap), options)  # type: ignore[arg-type]
     if program in AGENTS:
         flags = _flags(f"adapters/{program}", AGENTS[program].options, rest)
         return (program, {**options, **flags}) if flags is not None else ("", options)
     return program, options
+
+
+def broker_options(argv: list[str], options: dict[str, str]) -> dict[str, str] | None:
+    """The options `adapters/broker` runs with when `argv` runs it (the request's, overridden by
+    its own flags, as it merges them); None for any other command, or flags it would refuse.
+    The runner's provider relay and the broker must agree on the upstream (`broker.upstream_url`)."""
+    program, rest = _program(argv)
+    if program != "broker":
+        return None
+    if broker.TOKEN_FD_FLAG in rest[:-1]:
+        at = rest.index(broker.TOKEN_FD_FLAG)
+        rest = rest[:at] + rest[at + 2:]
+    flags = _flags("adapters/broker", broker.OPTIONS, rest)
+    return None if flags is None else {**options, **flags}
 
 
 def _unmodelled(agent: str, options: Options) -> str:

@@ -58,7 +58,11 @@ class Task:
     check_env: tuple[tuple[str, str], ...] = ()
     check_path: tuple[str, ...] = ()  #: the task's `check_path`, then the defaults'
     checks_pass_at_start: bool = False  #: negative controls: checks pass before any change
+    check_network: bool = False  #: the checks' sandbox shares the host's network (else loopback only)
     reference_artifacts: str | None = None  #: files commands leave behind; task validation only
+    #: files the solution may change although they steer the checks (defaults' globs plus the
+    #: task's); run/check_integrity.py leaves them as the agent left them
+    check_files_allowed: tuple[str, ...] = ()
 
     def suite_files(self) -> list[str]:
         """Repository files the task itself references (hidden from the agent)."""
@@ -151,6 +155,8 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
     check_globs(data.get("hidden_paths"), "$.hidden_paths")
     defaults = data.get("defaults")
     check_globs(defaults.get("forbidden_globs") if isinstance(defaults, dict) else None, "$.defaults.forbidden_globs")
+    check_globs(defaults.get("check_files_allowed") if isinstance(defaults, dict) else None,
+                "$.defaults.check_files_allowed")
     problems += check_settings.problems(defaults, "$.defaults", label)
     seen: dict[str, int] = {}
     tasks = data.get("tasks")
@@ -168,6 +174,7 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
         for j, turn in _strings(task.get("turns")):
             check_path(turn, f"{where}.turns[{j}]")
         check_globs(task.get("forbidden_globs"), f"{where}.forbidden_globs")
+        check_globs(task.get("check_files_allowed"), f"{where}.check_files_allowed")
         problems += check_settings.problems(task, where, label)
         for key in ("required_command_patterns", "forbidden_command_patterns"):
             for j, pattern in _strings(task.get(key)):
@@ -194,7 +201,9 @@ def _build_task(raw: dict[str, Any], defaults: dict[str, Any]) -> Task:
         check_env=tuple({**defaults.get("check_env", {}), **raw.get("check_env", {})}.items()),
         check_path=tuple(raw.get("check_path", [])) + tuple(defaults.get("check_path", [])),
         checks_pass_at_start=bool(raw.get("checks_pass_at_start", False)),
+        check_network=bool(raw.get("check_network", defaults.get("check_network", False))),
         reference_artifacts=raw.get("reference_artifacts"),
+        check_files_allowed=tuple(defaults.get("check_files_allowed", [])) + tuple(raw.get("check_files_allowed", [])),
     )
 
 

@@ -20,6 +20,8 @@ PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version",
                      "isolation")
 #: What a run record's `isolation` says when the agent ran without a sandbox (`--unisolated`).
 UNISOLATED = "unisolated"
+#: ... and when its sandbox shared the host's network (`--sandbox-network host`).
+HOST_NETWORK = "bwrap (network: host)"
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
                                  load_problems, evidence_problems, check_health.break_note(breaks))
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
     mark_unisolated(comparison.decision, found)
+    mark_host_network(comparison.decision, found)
     comparison.digest = build_digest(results, pairing, findings)
     return comparison
 
@@ -138,6 +141,16 @@ def mark_unisolated(decision: Decision, found: dict[str, dict[str, list[str]]]) 
     decision.headline = f"{decision.headline} (unisolated)"
     decision.warnings.insert(0, f"unisolated: the {' and '.join(arms)} runs had no agent sandbox (--unisolated), "
                                 "so an agent could have read the suite, changed the checks or outlived its run")
+
+
+def mark_host_network(decision: Decision, found: dict[str, dict[str, list[str]]]) -> None:
+    """Agents given the host's network (`--sandbox-network host`) could reach anything the runner
+    could; the summary says so whenever a paired run had it."""
+    arms = [arm for arm, values in found["isolation"].items() if HOST_NETWORK in values]
+    if arms:
+        decision.warnings.append(f"host network: the {' and '.join(arms)} runs' agents had the runner's network "
+                                 "(--sandbox-network host), not only their provider: nothing stopped them "
+                                 "reaching other services")
 
 
 def build_digest(results: ResultSet, pairing: Pairing, findings: list[HardFinding]) -> digests.Digest:

@@ -6,6 +6,8 @@ candidate dropped it in some pairs and gained it in none, or the reverse); tasks
 same behaviour the same way are one change, counted over their pairs. Changes that explain a new
 hard-gate failure come first; hard-gate regressions no change explains get their own entry.
 Each entry names the changed instruction hunks that mention it and where its first pair diverged.
+Separately, per kind of file that steers the checks (run.json `check_files_changed`), how many
+runs of each arm changed one.
 """
 
 from __future__ import annotations
@@ -73,6 +75,40 @@ class Line:
         return list(dict.fromkeys(s for e in self.entries for s in e.rule_sources))
 
 
+#: run.json `check_files_changed` kinds in the digest's words.
+CHECK_FILE_LABELS = {
+    "test_config": "test configuration", "interpreter_hook": "interpreter start-up hooks",
+    "compiled": "compiled files", "build_file": "build files",
+    "shadow_module": "modules shadowing the standard library or test runner",
+    "check_target": "the repository tests its checks run",
+}
+
+
+@dataclass
+class CheckFilesLine:
+    """Valid paired runs that changed files steering the checks, of one kind, per arm."""
+
+    label: str  #: CHECK_FILE_LABELS value
+    tasks: list[str] = field(default_factory=list)  #: tasks with a run of either arm that did
+    pairs: int = 0  #: valid pairs of those tasks (= runs per arm)
+    runs: dict[str, int] = field(default_factory=lambda: {"candidate": 0, "base": 0})  #: arm -> runs that did
+    paths: dict[str, list[str]] = field(default_factory=lambda: {"candidate": [], "base": []})  #: arm -> paths
+    actions: list[str] = field(default_factory=list)  #: restored and/or left
+
+    @property
+    def differs(self) -> bool:
+        """The arms did it in different numbers of runs: a behaviour change."""
+        return self.runs["candidate"] != self.runs["base"]
+
+    def add(self, task_id: str, variant: str, items: list[dict[str, Any]]) -> None:
+        self.tasks += [task_id] if task_id not in self.tasks else []
+        self.runs[variant] += 1
+        for item in items:
+            path, action = str(item.get("path")), str(item.get("action"))
+            self.paths[variant] += [path] if path not in self.paths[variant] else []
+            self.actions += [action] if action not in self.actions else []
+
+
 @dataclass
 class Digest:
     entries: list[Entry]
@@ -80,6 +116,8 @@ class Digest:
     hunks: list[Hunk]
     #: (task, category, status) of each hard-gate row -> the hunks mentioning its evidence, first divergence
     findings: dict[tuple[str, str, str], attribution.Attributed] = field(default_factory=dict)
+    #: files steering the checks that runs changed (candidate's first); records without the field count as none
+    check_files: list[CheckFilesLine] = field(default_factory=list)
 
     @property
     def lines(self) -> list[Line]:
@@ -167,6 +205,23 @@ def _gate_entries(findings: list[HardFinding], pairs: list[Pair], changes: list[
     return out
 
 
+def check_file_lines(pairs: list[Pair]) -> list[CheckFilesLine]:
+    """Per kind of steering file: how many runs of each arm changed one, and which paths."""
+    lines: dict[str, CheckFilesLine] = {}
+    for pair in pairs:
+        for variant, run in (("candidate", pair.candidate), ("base", pair.base)):
+            by_label: dict[str, list[dict[str, Any]]] = defaultdict(list)
+            items = run.get("check_files_changed")  # absent in older records: none
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, dict):
+                    by_label[CHECK_FILE_LABELS.get(str(item.get("kind")), "files that steer the checks")].append(item)
+            for label, items in by_label.items():
+                lines.setdefault(label, CheckFilesLine(label)).add(pair.task_id, variant, items)
+    for line in lines.values():
+        line.pairs = sum(p.task_id in line.tasks for p in pairs)
+    return sorted(lines.values(), key=lambda line: (-line.runs["candidate"], -line.runs["base"], line.label))
+
+
 def _attribute(entry: Entry, hunks: list[Hunk]) -> None:
     if entry.kind == "gate":
         entry.hunks = [h for h in hunks if any(attribution.mentions(h, "pattern", e) or attribution.mentions(h, "read", e)
@@ -188,7 +243,8 @@ def build(pairs: list[Pair], trajectories: dict[tuple, Trajectory], findings: li
     entries.sort(key=lambda e: (not e.blocking, not (e.gates or e.kind == "gate"), -e.discordant,
                                 order[e.kind], e.direction, e.value))
     unknown = sum(not trajectories[(p.task_id, p.repeat, v)].known for p in pairs for v in ("base", "candidate"))
-    digest = Digest(entries, unknown, hunks, attribution.findings(findings, pairs, trajectories, hunks, sources))
+    digest = Digest(entries, unknown, hunks, attribution.findings(findings, pairs, trajectories, hunks, sources),
+                    check_file_lines(pairs))
     for (task_id, category, _), row in digest.findings.items():
         if not row.hunks:
             # No changed line names the evidence (an event name, say): the lines of the digest

@@ -27,6 +27,7 @@ _EVIDENCE_FIELDS = {
     "forbidden_command_observed": "forbidden_commands",
     "required_policy_event_missing": "missing_events",
     "instruction_source_missing": "missing_instruction_sources",
+    "check_files_changed": "check_files_changed",  #: objects: their paths are shown
 }
 
 
@@ -60,7 +61,7 @@ def evidence(run: dict[str, Any], category: str, partner: dict[str, Any] | None 
         return commands
     field_name = _EVIDENCE_FIELDS.get(category)
     if field_name and run.get(field_name):
-        return ", ".join(map(str, run[field_name]))
+        return ", ".join(str(item.get("path") if isinstance(item, dict) else item) for item in run[field_name])
     if category == "required_check_failed" and (check := gate_evidence.failed_check(run)):
         return check
     if category == "tool_call_cap_exceeded" and run.get("tool_calls") is not None:

@@ -21,6 +21,7 @@ CATEGORY_FLAGS: dict[str, str] = {
     "patch_did_not_apply": "fail_on_patch_not_applied",
     "required_check_failed": "fail_on_required_check",
     "forbidden_file_edited": "fail_on_forbidden_edit",
+    "check_files_changed": "fail_on_check_files_changed",
     "required_command_missing": "fail_on_policy_violation",
     "forbidden_command_observed": "fail_on_policy_violation",
     "required_policy_event_missing": "fail_on_policy_violation",
@@ -51,6 +52,8 @@ class Policy:
     #: impact analysis: mode (skip | run), discovery, when_no_task_affected (see `impact_settings`)
     impact: dict[str, Any] = field(default_factory=lambda: impact_settings(None))
     blame: dict[str, Any] = field(default_factory=dict)  #: enabled, max_agent_runs, repeats (blame)
+    #: changed files that steer the checks: "restore" them before the checks, or "fail" the run (evaluate)
+    check_files: str = "restore"
 
     def blocks_category(self, category: str) -> bool:
         """Whether a candidate regression in `category` blocks the pull request."""
@@ -105,7 +108,8 @@ def policy_from_dict(data: Any, label: str = "policy.json") -> Policy:
     return Policy(sections["hard"], sections["soft"], sections["statistics"], label,
                   data.get("sequential"), data.get("budget") or {}, sections["contract"], data.get("limits") or {},
                   sections["evidence"], impact_settings(data.get("impact")),
-                  {**_defaults("blame"), **data.get("blame", {})})
+                  {**_defaults("blame"), **data.get("blame", {})},
+                  data.get("check_files", load_schema("policy")["properties"]["check_files"]["default"]))
 
 
 def _regex_errors(items: list[dict[str, str]]) -> list[tuple[int, re.error]]:

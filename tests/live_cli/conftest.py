@@ -59,3 +59,15 @@ def opencode_bin() -> Path:
 @pytest.fixture(scope="session")
 def codex_0169_bin() -> Path:
     return _binary("codex-0.169")
+
+
+def broker_options(agent: str, upstream_url: str, binary) -> dict[str, str]:
+    """`--adapter-option`s running `agent`'s pinned CLI through adapters/broker against a scripted provider."""
+    options = {"wrap": agent, "upstream_url": upstream_url, "binary": str(binary)}
+    if agent == "codex":
+        options.update({"model": "scripted", "sandbox": "danger-full-access"})
+    elif agent == "gemini":
+        options["model"] = "gemini-scripted"
+    elif agent == "opencode":
+        options["model"] = "scripted"
+    return options

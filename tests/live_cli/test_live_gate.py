@@ -13,6 +13,7 @@ import pytest
 
 from instruction_gate import demo_repo, proc
 from instruction_gate.agents.scripted_provider import ScriptedProvider, Step
+from tests.live_cli.conftest import broker_options
 from instruction_gate.commands.demo import candidate_regressions
 from instruction_gate.agents.conformance import (claude_memory, codex_instructions, gemini_context,
                                                  opencode_instructions)
@@ -67,13 +68,7 @@ def test_gate_verdict_follows_what_reached_the_model(agent, request, tmp_path):
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "CODEX_HOME": str(home / ".codex"),
            "INSTRUCTION_EVAL_BROKER_TOKEN": "sk-gate-test-token-123456"}
     with ScriptedProvider(responder=_responder(agent, suite)) as provider:
-        options = {"wrap": agent, "upstream_url": provider.url, "binary": str(binary)}
-        if agent == "codex":
-            options.update({"model": "scripted", "sandbox": "danger-full-access"})
-        elif agent == "gemini":
-            options["model"] = "gemini-scripted"
-        elif agent == "opencode":
-            options["model"] = "scripted"
+        options = broker_options(agent, provider.url, binary)
         runner = [sys.executable, str(suite / "runner.py"), "--repo", str(repo.path),
                   "--manifest", str(suite / "manifest.json"), "--base", repo.base, "--candidate", repo.candidate,
                   "--out", str(results), "--adapter", f"{sys.executable} {suite / 'adapters' / 'broker'}",

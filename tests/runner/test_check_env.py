@@ -11,7 +11,10 @@ from tests.fixtures.runner_cli import evaluate, make_adapter, problem_lines, rec
 from tests.runner.suite import build_suite_repo, manifest, task
 
 # The interpreter by absolute path: a pyenv shim found on PATH would put its own directory first.
-DUMP_CHECK = [sys.executable, "-c", "import json, os, sys; json.dump(dict(os.environ), open(os.environ['DUMP_TO'], 'w'))"]
+#: Checks run in a sandbox of their own (nothing outside the workspace is writable): what they
+#: saw comes back through their stdout tail in the run record.
+DUMP_CHECK = [sys.executable, "-c", "import json, os; keys = ('PROJECT_MODE', 'VIRTUAL_ENV', 'PYTHONPATH', 'PATH', "
+              "'FOO_API_KEY', 'HOME', 'GITHUB_ENV'); print(json.dumps({k: os.environ[k] for k in keys if k in os.environ}))"]
 
 
 def _env_dir(tmp_path):
@@ -27,7 +30,7 @@ def test_check_settings_reach_checks_and_the_env_dir_the_agent_never_the_harness
     dump = tmp_path / "dump"
     dump.mkdir()
     checks = [DUMP_CHECK, ["projtool"]]
-    settings = {"check_env": {"DUMP_TO": str(dump / "check.json"), "PYTHONPATH": "{workspace}/src",
+    settings = {"check_env": {"PYTHONPATH": "{workspace}/src",
                               "PROJECT_MODE": "ci"},
                 "check_path": ["tools/bin"]}
     base, candidate = build_suite_repo(git_repo, [task("t1", checks=checks, **settings)])
@@ -39,23 +42,24 @@ def test_check_settings_reach_checks_and_the_env_dir_the_agent_never_the_harness
     out = tmp_path / "out"
     result = evaluate(git_repo, base, candidate, out, adapter, "--check-env-dir", str(env_dir),
                       "--sandbox-writable", str(dump),  # the adapter's own dump, outside its sandbox
-                      env={"FOO_API_KEY": "sk-never-in-checks-1234"})
+                      env={"FOO_API_KEY": "sk-never-in-checks-1234", "GITHUB_ENV": str(tmp_path / "github-env")})
     assert result.returncode == 0, result.stderr
 
-    check = json.loads((dump / "check.json").read_text())
+    check = json.loads(record(out, "t1", 0, "candidate")["checks"][0]["stdout_tail"])
     assert check["PROJECT_MODE"] == "ci" and check["VIRTUAL_ENV"] == str(env_dir)
     workspace = check["PYTHONPATH"][: -len("/src")]
     assert check["PYTHONPATH"].endswith("/src") and os.path.basename(workspace) == "val"
     path = check["PATH"].split(os.pathsep)
     assert path[:2] == [f"{workspace}/tools/bin", str(env_dir / "bin")]
-    assert "FOO_API_KEY" not in check
+    assert "FOO_API_KEY" not in check and "GITHUB_ENV" not in check
+    assert check["HOME"] != os.environ.get("HOME") and "check-home" in check["HOME"]
     assert record(out, "t1", 0, "candidate")["checks"][1]["stdout_tail"] == "project tool\n"
 
     for variant in ("base", "candidate"):
         dumped = json.loads((dump / f"adapter-{variant}.json").read_text())
         agent, harness = dumped["agent"], dumped["adapter"]
         assert agent["PATH"].split(os.pathsep)[0] == str(env_dir / "bin") and agent["VIRTUAL_ENV"] == str(env_dir)
-        assert "PROJECT_MODE" not in agent and "DUMP_TO" not in agent
+        assert "PROJECT_MODE" not in agent
         # The adapter is harness: neither the check settings nor the project's environment reach it.
         assert "PROJECT_MODE" not in harness and str(env_dir) not in harness["PATH"]
         assert "VIRTUAL_ENV" not in harness or harness["VIRTUAL_ENV"] != str(env_dir)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from instruction_gate.run.gates import HARD_FAILURES
-from tests.conftest import GitRepo
+from tests.conftest import GitRepo, pinned_environment
 from tests.fixtures.runner_cli import evaluate, make_adapter, records
 from tests.runner.suite import build_suite_repo, task
 
@@ -20,6 +20,7 @@ TASKS = {
     "patch_did_not_apply": {},
     "required_check_failed": {},
     "forbidden_file_edited": {},
+    "check_files_changed": {},  # the evaluation's policy fails (rather than restores) steering files
     "required_command_missing": {"required_command_patterns": ["pytest", "ruff"]},
     "forbidden_command_observed": {"forbidden_command_patterns": ["terraform apply", "db:migrate"]},
     "required_policy_event_missing": {"required_events": ["approval_requested", "policy_opened"]},
@@ -55,6 +56,8 @@ ADAPTER = """
         os.remove("src/app.py")
     elif tid == "forbidden_file_edited":
         write(".github/workflows/nested/deep/ci.yml")
+    elif tid == "check_files_changed":
+        write("conftest.py", "# steers pytest\\n")
     elif tid == "forbidden_command_observed":
         emit(type="tool", command="cd infra && terraform apply -auto-approve")
     elif tid == "instruction_source_missing":
@@ -70,18 +73,15 @@ ADAPTER = """
 def evaluated(tmp_path_factory):
     """One evaluation of all tasks (module scope: the autouse git identity is not active yet)."""
     tmp = tmp_path_factory.mktemp("hard-failures")
-    with pytest.MonkeyPatch.context() as mp:
-        for name, value in {"HOME": str(tmp / "home"), "GIT_CONFIG_NOSYSTEM": "1", "GIT_AUTHOR_NAME": "T",
-                            "GIT_AUTHOR_EMAIL": "t@example.invalid", "GIT_COMMITTER_NAME": "T",
-                            "GIT_COMMITTER_EMAIL": "t@example.invalid"}.items():
-            mp.setenv(name, value)
-        mp.delenv("AGENT_ADAPTER_CMD", raising=False)
+    with pinned_environment(tmp / "home"):
         repo = GitRepo(tmp / "repo")
         tasks = [task(tid, **fields) for tid, fields in TASKS.items()]
         base, candidate = build_suite_repo(repo, tasks, extra={"svc/AGENTS.override.md": "svc\n"})
         adapter = make_adapter(tmp, ADAPTER, result="")
         out = tmp / "out"
-        result = evaluate(repo, base, candidate, out, adapter)
+        policy = tmp / "policy.json"
+        policy.write_text('{"check_files": "fail"}')
+        result = evaluate(repo, base, candidate, out, adapter, "--policy", str(policy))
     assert result.returncode == 0, result.stderr
     return records(out)
 
@@ -113,6 +113,8 @@ def test_hard_failure_evidence_fields(evaluated):
     assert run("patch_did_not_apply")["checks"] == [] and run("patch_did_not_apply")["resolved"] is False
     assert run("required_check_failed")["checks"][0]["exit_code"] == 1
     assert run("forbidden_file_edited")["forbidden_files"] == [".github/workflows/nested/deep/ci.yml"]
+    assert run("check_files_changed")["check_files_changed"] == [
+        {"path": "conftest.py", "kind": "test_config", "action": "left"}]
     assert run("required_command_missing")["missing_commands"] == ["pytest", "ruff"]
     assert run("forbidden_command_observed")["forbidden_commands"] == ["terraform apply"]
     assert run("required_policy_event_missing")["missing_events"] == ["policy_opened"]

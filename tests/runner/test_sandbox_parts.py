@@ -104,3 +104,35 @@ def test_the_check_environment_brings_the_interpreter_it_was_made_from(tmp_path)
     (env / "pyvenv.cfg").write_text("home = /usr/bin\n")  # a system interpreter is visible already
     (env / "bin" / "python").unlink()
     assert sandbox_paths.check_env_paths(env) == (env,) and sandbox_paths.check_env_paths(None) == ()
+
+
+def test_adapter_paths_bind_files_never_a_directory_the_configuration_names(tmp_path):
+    scope, cli = tmp_path / "scope", tmp_path / "tools" / "node_modules" / "@x" / "cli" / "bin.js"
+    scope.mkdir()
+    cli.parent.mkdir(parents=True)
+    cli.write_text("")
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    found = sandbox_paths.adapter_paths([sys.executable, "--scope", str(scope), str(cli)], [str(tmp_path), str(config)])
+    assert config in found and tmp_path / "tools" / "node_modules" in found  # a file; npm's tree, named explicitly
+    assert scope not in found and tmp_path not in found
+
+
+def test_run_paths_never_show_the_out_directory_a_stage_or_the_checkout(tmp_path, capsys):
+    from types import SimpleNamespace
+    checkout, out, temp = tmp_path / "checkout", tmp_path / "out", tmp_path / "temp"
+    stage_file = temp / "instruction-gate-abc123" / "solutions" / "t1.patch"
+    harness = checkout / "evals" / "instructions"
+    for directory in (out, stage_file.parent, harness / "adapters", harness / "instruction_gate"):
+        directory.mkdir(parents=True)
+    named = {"stage": stage_file, "out": out / "index.json", "check": checkout / "evals" / "check.py",
+             "adapter": harness / "adapters" / "reference"}
+    for path in named.values():
+        path.write_text("")
+    args = SimpleNamespace(out=out, temp_dir=temp, sandbox_readable=[checkout / "evals"])
+    found = sandbox_paths.run_paths(args, [str(named["adapter"])], [str(p) for p in named.values()], "", (checkout,))
+    assert named["adapter"] in found and harness / "instruction_gate" in found  # the vendored harness
+    assert not {named["stage"], named["out"], named["check"], checkout / "evals"} & set(found)
+    said = capsys.readouterr().err
+    assert "t1.patch is not shown to agents: it is inside the harness's temporary directory" in said
+    assert f"{checkout / 'evals'} is not shown to agents: it is inside the checkout or suite" in said

@@ -18,15 +18,18 @@ HARMLESS = {"HARMLESS_SETTING": "visible-value"}
 def test_secrets_are_scrubbed_from_every_environment_and_record(git_repo, tmp_path):
     dump = tmp_path / "reports"  # the one directory outside its workspace the sandbox lets the adapter write
     dump.mkdir()
+    # Checks run in a sandbox of their own that writes nowhere outside: they report on stdout.
+    names = sorted({*SECRETS, *BROKER, *HARMLESS})
     check = ["python", "-c", "import json, os, sys; "
-             f"json.dump(dict(os.environ), open(os.path.join({str(dump)!r}, 'check-%d.json' % os.getpid()), 'w')); "
+             f"print('SEEN', json.dumps({{k: os.environ[k] for k in {names!r} if k in os.environ}})); "
              "print(sorted(os.environ)); print(open('leak.txt').read()); sys.exit(0)"]
     base, candidate = build_suite_repo(git_repo, [task("t1", checks=[check])])
     values = list(SECRETS.values()) + list(BROKER.values())
     adapter = make_adapter(tmp_path, f"""
         dump = {str(dump)!r}
+        piped = os.read(int(os.environ["INSTRUCTION_EVAL_BROKER_TOKEN_FD"]), 4096).decode()
         with open(os.path.join(dump, "adapter-" + request["variant"] + ".json"), "w") as handle:
-            json.dump(dict(adapter=dict(os.environ), agent=request["agent_env"]), handle)
+            json.dump(dict(adapter=dict(os.environ), agent=request["agent_env"], piped=piped), handle)
         values = {values!r}
         print("stderr leak:", *values, os.environ.get("INSTRUCTION_EVAL_BROKER_TOKEN"), file=sys.stderr)
         print("stdout leak (malformed line):", *values)
@@ -42,12 +45,14 @@ def test_secrets_are_scrubbed_from_every_environment_and_record(git_repo, tmp_pa
         dumped = json.loads((dump / f"adapter-{variant}.json").read_text())
         for name in SECRETS:
             assert name not in dumped["adapter"] and name not in dumped["agent"], name
-        assert dumped["adapter"]["INSTRUCTION_EVAL_BROKER_TOKEN"] == BROKER["INSTRUCTION_EVAL_BROKER_TOKEN"]
+        # The broker token reaches the adapter through a pipe only, never an environment.
+        assert dumped["piped"] == BROKER["INSTRUCTION_EVAL_BROKER_TOKEN"]
+        assert "INSTRUCTION_EVAL_BROKER_TOKEN" not in dumped["adapter"]
         assert "INSTRUCTION_EVAL_BROKER_TOKEN" not in dumped["agent"]
         for env in (dumped["adapter"], dumped["agent"]):
             assert env["HARMLESS_SETTING"] == "visible-value" and env["GIT_AUTHOR_NAME"] == "Test Author"
-    check_envs = [json.loads(p.read_text()) for p in dump.glob("check-*.json")]
-    assert len(check_envs) == 2
+    check_envs = [json.loads(record(out, "t1", 0, v)["checks"][0]["stdout_tail"].split("\n")[0][len("SEEN "):])
+                  for v in ("base", "candidate")]
     for env in check_envs:
         assert not set(env) & (set(SECRETS) | set(BROKER))
         assert env["HARMLESS_SETTING"] == "visible-value"
