@@ -16,9 +16,11 @@ import sys
 from typing import Any, TextIO
 
 #: C0 and C1 controls except tab and newline (a newline ends a line and is handled per line),
-#: the Unicode line and paragraph separators, and the bidirectional controls (U+202E would show a
-#: reviewer `make tset` as `make test`).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: the Unicode line and paragraph separators, the bidirectional controls (U+202E would show a
+#: reviewer `make tset` as `make test`) and the invisible ones (a `conftest.py` followed by a
+#: zero-width space reads as `conftest.py`).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u180e\u200b-\u200f\u2028\u2029\u202a-\u202e"
+                      r"\u2060-\u2064\u2066-\u2069\ufeff]")
 _COMMAND_START = re.compile(r"^(\s*):")
 
 

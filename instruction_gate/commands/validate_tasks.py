@@ -53,12 +53,14 @@ class Verdict:
 
 
 def _failing(result: TreeChecks) -> dict | None:
-    return next((c for c in result.checks if c["timed_out"] or c["exit_code"] != 0), None)
+    return next((c for c in result.checks if not check_env.passed(c)), None)
 
 
 def _describe(check: dict) -> str:
     outcome = "timed out" if check["timed_out"] else ("could not start" if check["exit_code"] is None
                                                        else f"exit {check['exit_code']}")
+    if check["exit_code"] == 0 and check.get("not_passed_because"):
+        outcome += f", but {check['not_passed_because']}"
     return f"`{' '.join(check['argv'])}` ({outcome})"
 
 

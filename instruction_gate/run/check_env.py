@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from instruction_gate.errors import ConfigError
 from instruction_gate.run import adapter
 from instruction_gate.run.check_sandbox import CheckSandbox
+from instruction_gate.run.pytest_report import read_counts, runs_pytest, unproven, with_report
 from instruction_gate.suite.check_settings import entries_in_changed_files
 from instruction_gate.suite.manifest import Manifest, Task
 
@@ -64,21 +65,51 @@ CHECK_TAIL_BYTES = 4000
 
 
 def run_checks(task: Task, workspace: Path, env: dict[str, str], confinement: CheckSandbox = CheckSandbox(),
-               home: Path | None = None, writable: tuple[Path, ...] = ()) -> list[dict[str, Any]]:
+               home: Path | None = None, writable: tuple[Path, ...] = (),
+               fresh: Callable[[], object] | None = None, reports: Path | None = None) -> list[dict[str, Any]]:
     """Every check of `task` in `workspace / task.cwd` with `env` (`check_environment`), each in
-    `confinement` (`home`: the run's private check home); one record each (`checks` of run.json)."""
+    `confinement` (`home`: the run's private check home); one record each (`checks` of run.json).
+
+    `fresh` lays the workspace out again before every check after the first: a check runs the
+    agent's code, which must not be able to rewrite what a later check runs (the hidden suite
+    included). `reports` is a directory outside the workspace for pytest's reports (pytest_report.py).
+    """
     env = confinement.environment(env, home)
-    return [_one(argv, workspace, task, env, confinement, home, writable) for argv in task.checks]
+    records = []
+    for number, argv in enumerate(task.checks):
+        if number and fresh is not None:
+            fresh()
+        report = reports / f"check-{number}.xml" if reports is not None and runs_pytest(argv) else None
+        records.append(_one(argv, workspace, task, env, confinement, home, writable, report))
+    return records
+
+
+def passed(check: dict[str, Any]) -> bool:
+    """Whether one check record counts as passing (records before `passed` existed: exit 0 in time)."""
+    return bool(check.get("passed", check["exit_code"] == 0 and not check["timed_out"]))
 
 
 def _one(argv: tuple[str, ...], workspace: Path, task: Task, env: dict[str, str], confinement: CheckSandbox,
-         home: Path | None, writable: tuple[Path, ...]) -> dict[str, Any]:
-    result = confinement.run(argv, workspace / task.cwd, workspace, env, task.check_timeout_seconds,
+         home: Path | None, writable: tuple[Path, ...], report: Path | None) -> dict[str, Any]:
+    command = list(argv)
+    if report is not None:
+        report.unlink(missing_ok=True)
+        command = with_report(argv, report)
+        writable = (*writable, report.parent)
+    result = confinement.run(command, workspace / task.cwd, workspace, env, task.check_timeout_seconds,
                              CHECK_TAIL_BYTES, network=task.check_network, home=home, writable=writable)
     stderr = result.stderr if result.start_error is None else result.start_error
-    return {"argv": list(argv), "exit_code": None if result.timed_out else result.exit_code,
-            "timed_out": result.timed_out, "duration_seconds": round(result.duration_seconds, 3),
-            "stdout_tail": result.stdout, "stderr_tail": stderr}
+    exit_code = None if result.timed_out else result.exit_code
+    record = {"argv": list(argv), "exit_code": exit_code, "timed_out": result.timed_out,
+              "duration_seconds": round(result.duration_seconds, 3), "stdout_tail": result.stdout,
+              "stderr_tail": stderr, "passed": exit_code == 0}
+    if report is not None:
+        counts = read_counts(report)
+        record["tests"] = counts.as_record() if counts is not None else None
+        why = unproven(counts) if exit_code == 0 else None
+        if why:
+            record["passed"], record["not_passed_because"] = False, why
+    return record
 
 
 def refuse_bad_settings(manifest: Manifest, env_dir: Path | None, changed: tuple[str, ...],

@@ -10,7 +10,12 @@ the suite is laid in (so the suite still wins). No checkout.
 
 from __future__ import annotations
 
+import functools
+import os
+import pkgutil
 import posixpath
+import sys
+from pathlib import Path
 from dataclasses import dataclass
 from typing import Any, Iterable
 
@@ -87,20 +92,34 @@ def _init(directory: str) -> str:
     return posixpath.join(directory, "__init__.py")
 
 
-def inspect(stage: Stage, task: Task, start_tree: str, agent_tree: str, mode: str = RESTORE) -> Integrity:
+@functools.lru_cache(maxsize=8)
+def installed_modules(env_dir: Path | None = None) -> frozenset[str]:
+    """Top-level modules installed where checks import from: the harness's site-packages (the
+    embedded example's pytest and its dependencies) and the check environment's."""
+    places = [p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages") and os.path.isdir(p)]
+    if env_dir is not None:
+        places += [str(p) for p in env_dir.glob("lib/python*/site-packages") if p.is_dir()]
+    return frozenset(module.name for module in pkgutil.iter_modules(places))
+
+
+def inspect(stage: Stage, task: Task, start_tree: str, agent_tree: str, mode: str = RESTORE,
+            installed: frozenset[str] = frozenset()) -> Integrity:
     """The files the agent changed (from `start_tree`, the input commit's tree, to `agent_tree`,
-    the captured tree) that steer `task`'s checks."""
+    the captured tree) that steer `task`'s checks; `installed`: `installed_modules()`."""
     changed = _diff(stage, start_tree, agent_tree)
     if not changed:
         return Integrity((), mode)
     targets = check_targets(task)
-    directories = {d for p in changed if (d := shadow_directory(p)) is not None} - targets.exposed
+    added = {p for p, (_, _, status) in changed.items() if status == "A"}
+    directories = {d for p in changed if (d := shadow_directory(p, installed if p in added else frozenset()))
+                   is not None} - targets.exposed
     named = {t for p in changed for t in covering(p, targets.paths)}
     inits = {_init(d) for d in directories}
     at_start = _present(stage, start_tree, named | inits)
     in_agent_tree = _present(stage, agent_tree, inits)
     packages = {d for d in directories if _init(d) in at_start and _init(d) in in_agent_tree}
-    kinds = classify(changed, targets, packages=packages, present_at_start=at_start & named,
+    kinds = classify(changed, targets, packages=packages, present_at_start=at_start & named, added=added,
+                     installed=installed,
                      suite=stage.suite_paths, allowed=task.check_files_allowed)
     zero = "0" * len(next(iter(changed.values()))[1])
     return Integrity(tuple(SteeringChange(path, kind, None if changed[path][2] == "A" else changed[path][:2], zero)

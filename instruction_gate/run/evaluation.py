@@ -151,15 +151,18 @@ class Evaluation:
         patch_applied = True
         steering = check_integrity.NOTHING
         if classification.valid:
-            steering = check_integrity.inspect(self.stage, task, input_commit.tree, captured.tree, self.check_files)
+            steering = check_integrity.inspect(self.stage, task, input_commit.tree, captured.tree, self.check_files,
+                                               check_integrity.installed_modules(self.check_env_dir))
             validation = slot.prepare_validation(captured.tree, steering.restore_info)
             patch_applied = validation is not None
             if validation is not None:
                 env = check_env.check_environment(self.envs.agent, task, validation, self.check_env_dir)
                 confinement = self.checks_sandbox(env)
-                checks = check_env.run_checks(task, validation, env, confinement,
-                                              confinement.home(validation.parent.name))
-        checks_passed = all(c["exit_code"] == 0 and not c["timed_out"] for c in checks)
+                checks = check_env.run_checks(
+                    task, validation, env, confinement, confinement.home(validation.parent.name),
+                    fresh=lambda: slot.prepare_validation(captured.tree, steering.restore_info),
+                    reports=fresh_dir(validation.parent / "check-reports"))
+        checks_passed = all(check_env.passed(c) for c in checks)
         evidence = gates.evidence_from(outcome, list(captured.edited_files), patch_applied, checks_passed,
                                        steering.left)
         gate_fields = gates.hard_failures(task, classification, outcome, evidence) if classification.valid else {

@@ -86,6 +86,8 @@ def adapter_paths(argv: Sequence[str], options: Iterable[str] = ()) -> tuple[Pat
         if not os.path.isabs(value) or not os.path.isfile(value):
             continue
         path = Path(value).resolve()
+        if path.parts[1:2] in (("proc",), ("sys",), ("dev",)):
+            continue  # the kernel's views: the sandbox has its own, and a host one would leak the runner's
         # An npm-installed CLI (`node_modules/.bin/codex` -> `@openai/codex/bin/codex.js`) loads its
         # platform package from the same node_modules: show the whole tree, as search_paths does.
         modules = next((parent for parent in path.parents if parent.name == "node_modules"), None)

@@ -14,6 +14,7 @@ from typing import Any, Mapping
 
 from instruction_gate.run import check_env, check_integrity
 from instruction_gate.run.check_sandbox import CheckSandbox
+from instruction_gate.run.sandbox import fresh_dir
 from instruction_gate.run.import_probe import ImportProbe
 from instruction_gate.run.workspace import Slot, Stage
 from instruction_gate.suite.manifest import Task
@@ -28,7 +29,7 @@ class TreeChecks:
 
     @property
     def passed(self) -> bool:
-        return all(c["exit_code"] == 0 and not c["timed_out"] for c in self.checks)
+        return all(check_env.passed(c) for c in self.checks)
 
 
 @dataclass
@@ -61,7 +62,8 @@ def _checks_on(slot: Slot, tree: str, task: Task, base_env: Mapping[str, str], e
     env.update(probe.environment(workspace, task.cwd, env.get("PYTHONPATH")))
     confinement = replace(confinement, readable=(*confinement.readable, probe.directory))
     checks = check_env.run_checks(task, workspace, env, confinement, confinement.home(workspace.parent.name),
-                                  writable=(probe.report_dir,))
+                                  writable=(probe.report_dir,), fresh=lambda: slot.prepare_validation(tree, restore_info),
+                                  reports=fresh_dir(workspace.parent / "check-reports"))
     return TreeChecks(checks, probe.foreign_imports())
 
 
@@ -93,7 +95,8 @@ def run_task(stage: Stage, slot: Slot, task: Task, solution: str | None, artifac
             return runs
     # As an evaluation would judge a perfect agent: steering files the solution changes are restored
     # (a solution that needs one fails here, naming the need for check_files_allowed).
-    restore = check_integrity.inspect(stage, task, start_tree, solved).restore_info
+    restore = check_integrity.inspect(stage, task, start_tree, solved,
+                                      installed=check_integrity.installed_modules(env_dir)).restore_info
     runs.solution = _checks_on(slot, solved, task, base_env, env_dir, probe, confinement, restore)
     if runs.solution is None:
         runs.problem = "the reference solution conflicts with the suite's files"

@@ -47,6 +47,9 @@ RULES: tuple[SteeringRule, ...] = (
     # Compiled code: imported instead of (or without) the source a reviewer can read.
     SteeringRule("compiled", ("**/*.pyc", "**/*.pyo", "**/__pycache__/**", "**/*.so", "**/*.pyd")),
     SteeringRule("build_file", ("**/Makefile", "**/makefile", "**/GNUmakefile", "**/*.mk")),
+    # Installed-package metadata on sys.path: a `[pytest11]` entry point in a planted
+    # `.dist-info` loads a plugin into every pytest run; `.egg-link` points an import elsewhere.
+    SteeringRule("package_metadata", ("**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link")),
 )
 
 #: Top-level modules a check imports without naming them: the standard library and the test
@@ -57,7 +60,26 @@ SHADOWED_MODULES: frozenset[str] = frozenset(sys.stdlib_module_names) | {
 }
 
 #: Kinds computed from the task rather than the table.
-SHADOW_MODULE, CHECK_TARGET = "shadow_module", "check_target"
+SHADOW_MODULE, CHECK_TARGET, CHECK_PACKAGE = "shadow_module", "check_target", "check_package"
+
+
+def package_markers(targets: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The `__init__.py` files pytest imports above the tests a check names: (those in test
+    directories — a directory named like tests, from the target up to the highest one — and
+    those in any directory above a target). pytest imports a test file's package chain, so an
+    `__init__.py` there runs before any test; a package under test (`src/pkg/__init__.py` above
+    `src/pkg/tests/`) is the agent's to change, so only test directories' markers are restored
+    when changed, while a marker *added* anywhere above a target is (a new package root)."""
+    tests, above = set(), set()
+    for target in targets:
+        parts = target.split("/")[:-1] if "." in target.rsplit("/", 1)[-1] else target.split("/")
+        for depth in range(len(parts) + 1):
+            directory = "/".join(parts[:depth])
+            above.add(posixpath.join(directory, "__init__.py"))
+        highest = next((i for i, part in enumerate(parts) if "test" in part.lower()), None)
+        if highest is not None:
+            tests.update(posixpath.join("/".join(parts[:i + 1]), "__init__.py") for i in range(highest, len(parts)))
+    return frozenset(tests), frozenset(above)
 
 
 def table_kind(path: str) -> str | None:
@@ -65,16 +87,23 @@ def table_kind(path: str) -> str | None:
     return next((rule.kind for rule in RULES if globs.matches_any(path, rule.globs)), None)
 
 
-def shadow_directory(path: str) -> str | None:
-    """The directory `path` would shadow a module from (`X.py` or `X/__init__.py` with X a
-    shadowed name), "" for the root; None when it is no such module."""
+def module_name(path: str) -> tuple[str, str] | None:
+    """(directory, top-level name) of `X.py` or `X/__init__.py`; None for other files."""
     directory, name = posixpath.split(path)
-    if name.endswith(".py") and name[:-3] in SHADOWED_MODULES:
-        return directory
+    if name.endswith(".py") and name != "__init__.py":
+        return directory, name[:-3]
     if name == "__init__.py" and directory:
         parent, package = posixpath.split(directory)
-        if package in SHADOWED_MODULES:
-            return parent
+        return parent, package
+    return None
+
+
+def shadow_directory(path: str, installed: frozenset[str] = frozenset()) -> str | None:
+    """The directory `path` would shadow a module from (`X.py` or `X/__init__.py` with X a
+    shadowed name, or one of `installed`), "" for the root; None when it is no such module."""
+    found = module_name(path)
+    if found is not None and (found[1] in SHADOWED_MODULES or found[1] in installed):
+        return found[0]
     return None
 
 
@@ -137,27 +166,34 @@ def covering(path: str, targets: Iterable[str]) -> list[str]:
 
 
 def classify(changed: Iterable[str], targets: CheckTargets, *, packages: set[str], present_at_start: set[str],
-             suite: Iterable[str] = (), allowed: tuple[str, ...] = ()) -> dict[str, str]:
+             suite: Iterable[str] = (), allowed: tuple[str, ...] = (), added: Iterable[str] = (),
+             installed: frozenset[str] = frozenset()) -> dict[str, str]:
     """Changed path -> kind, for those that steer the checks.
 
     `packages`: directories with an `__init__.py` in both the starting and the agent's tree (a
     module there is imported as `pkg.types`, never as `types`); `present_at_start`: check targets
     that exist in the starting tree (only those are restored: a new test the task asks for is the
     agent's); `suite`: the hidden suite's paths, laid in over the agent's tree anyway; `allowed`:
-    the task's `check_files_allowed` globs, files its solution legitimately changes.
+    the task's `check_files_allowed` globs, files its solution legitimately changes; `added`: the
+    changed paths absent from the starting tree; `installed`: top-level modules installed where
+    the checks import from (a new module of such a name shadows the package; an existing one is
+    the project's own).
     """
-    suite = frozenset(suite)
+    suite, added = frozenset(suite), frozenset(added)
+    test_markers, markers_above = package_markers(targets.paths)
     spec = globs.compile_globs(allowed) if allowed else None
     found: dict[str, str] = {}
     for path in changed:
         if spec is not None and spec.match_file(path):
             continue
         kind = table_kind(path)
-        directory = shadow_directory(path)
+        directory = shadow_directory(path, installed if path in added else frozenset())
         if kind is None and directory is not None and (directory in targets.exposed or directory not in packages):
             kind = SHADOW_MODULE
         if kind is None and path not in suite and set(covering(path, targets.paths)) & present_at_start:
             kind = CHECK_TARGET
+        if kind is None and path not in suite and (path in test_markers or (path in added and path in markers_above)):
+            kind = CHECK_PACKAGE
         if kind is not None:
             found[path] = kind
     return found

@@ -79,8 +79,10 @@ class Line:
 CHECK_FILE_LABELS = {
     "test_config": "test configuration", "interpreter_hook": "interpreter start-up hooks",
     "compiled": "compiled files", "build_file": "build files",
-    "shadow_module": "modules shadowing the standard library or test runner",
+    "shadow_module": "modules shadowing the standard library, the test runner or an installed package",
     "check_target": "the repository tests its checks run",
+    "check_package": "the package markers above the tests its checks run",
+    "package_metadata": "installed-package metadata (plugins, entry points)",
 }
 
 

@@ -57,9 +57,11 @@ def forbidden_command(pattern: str, run: dict[str, Any], partner: dict[str, Any]
 
 def failed_check(run: dict[str, Any]) -> str | None:
     for check in run.get("checks") or []:
-        if check.get("timed_out") or check.get("exit_code") != 0:
+        if check.get("timed_out") or check.get("exit_code") != 0 or check.get("passed") is False:
             outcome = ("timed out" if check.get("timed_out") else "could not start" if check.get("exit_code") is None
                        else f"exit {check.get('exit_code')}")
+            if check.get("exit_code") == 0 and check.get("not_passed_because"):
+                outcome += f", but {check['not_passed_because']}"
             text = f"{check.get('stdout_tail') or ''}\n{check.get('stderr_tail') or ''}"
             tail = " ⏎ ".join(line.strip() for line in text.strip().splitlines()[-TAIL_LINES:] if line.strip())
             return f"{' '.join(map(str, check.get('argv') or []))} ({outcome})" + (f": {tail}" if tail else "")

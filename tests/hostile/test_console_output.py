@@ -102,3 +102,12 @@ def test_bidirectional_controls_are_written_out():
     printed = safe("Unknown make target `\u202etset\u202c`")
     assert not any(c in printed for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
     assert "\\u202e" in printed
+
+
+def test_invisible_characters_are_written_out():
+    """A planted `conftest.py` + zero-width space must not read as the real name in a summary."""
+    from instruction_gate.report.textfmt import code
+    for invisible in "\u200b\u200c\u200d\u2060\ufeff\u061c\u180e":
+        printed = safe(f"conftest.py{invisible}")
+        assert invisible not in printed and printed == f"conftest.py\\u{ord(invisible):04x}"
+        assert invisible not in code(f"conftest.py{invisible}", 80)

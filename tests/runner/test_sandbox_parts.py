@@ -116,6 +116,9 @@ def test_adapter_paths_bind_files_never_a_directory_the_configuration_names(tmp_
     found = sandbox_paths.adapter_paths([sys.executable, "--scope", str(scope), str(cli)], [str(tmp_path), str(config)])
     assert config in found and tmp_path / "tools" / "node_modules" in found  # a file; npm's tree, named explicitly
     assert scope not in found and tmp_path not in found
+    # The kernel's views are never bound: /proc/self/environ on the host would be the runner's own.
+    kernel = sandbox_paths.adapter_paths([sys.executable], ["/proc/self/environ", "/proc/1/environ", "/dev/null"])
+    assert [p for p in kernel if p.parts[1] in ("proc", "sys", "dev")] == []
 
 
 def test_run_paths_never_show_the_out_directory_a_stage_or_the_checkout(tmp_path, capsys):

@@ -103,3 +103,25 @@ def test_manifest_allowed_globs_are_the_defaults_then_the_tasks_and_checked(tmp_
     problems = "\n".join(raised.value.problems)
     assert "$.tasks[0].check_files_allowed[0]: '../up' must stay inside the repository" in problems
     assert "$.tasks[0].check_files_allowed[1]" in problems
+
+
+def test_package_markers_above_a_check_target_steer_it_but_not_the_package_under_test():
+    from instruction_gate.suite.steering_files import CHECK_PACKAGE, package_markers
+    tests, above = package_markers(["src/pkg/tests/test_x.py", "tests/test_y.py"])
+    assert tests == {"src/pkg/tests/__init__.py", "tests/__init__.py"}
+    assert {"__init__.py", "src/__init__.py", "src/pkg/__init__.py"} <= above
+    targets = CheckTargets(frozenset({"src/pkg/tests/test_x.py", "tests/test_y.py"}), frozenset({""}))
+    changed = ["tests/__init__.py", "src/pkg/__init__.py", "__init__.py", "src/__init__.py"]
+    kinds = classify(changed, targets, packages=set(), present_at_start=set(), added={"__init__.py"})
+    # A test directory's marker, and a new one at the root; the package under test's own is the agent's.
+    assert kinds == {"tests/__init__.py": CHECK_PACKAGE, "__init__.py": CHECK_PACKAGE}
+
+
+def test_metadata_and_new_modules_named_like_installed_packages_steer_the_checks():
+    targets = CheckTargets(frozenset({"tests"}), frozenset({""}))
+    changed = ["x-1.0.dist-info/entry_points.txt", "y.egg-info/PKG-INFO", "pygments/__init__.py", "yaml.py"]
+    kinds = classify(changed, targets, packages=set(), present_at_start=set(), added={"pygments/__init__.py"},
+                     installed=frozenset({"pygments", "yaml"}))
+    # yaml.py existed at the start: the project's own module, not a shadow planted by the agent.
+    assert kinds == {"x-1.0.dist-info/entry_points.txt": "package_metadata", "y.egg-info/PKG-INFO": "package_metadata",
+                     "pygments/__init__.py": "shadow_module"}
