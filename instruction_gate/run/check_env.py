@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping
 from instruction_gate.errors import ConfigError
 from instruction_gate.run import adapter
 from instruction_gate.run.check_sandbox import CheckSandbox
+from instruction_gate.run.sandbox import fresh_dir
 from instruction_gate.run.pytest_report import read_counts, runs_pytest, unproven, with_report
 from instruction_gate.suite.check_settings import entries_in_changed_files
 from instruction_gate.suite.manifest import Manifest, Task
@@ -72,14 +73,22 @@ def run_checks(task: Task, workspace: Path, env: dict[str, str], confinement: Ch
 
     `fresh` lays the workspace out again before every check after the first: a check runs the
     agent's code, which must not be able to rewrite what a later check runs (the hidden suite
-    included). `reports` is a directory outside the workspace for pytest's reports (pytest_report.py).
+    included); `home` is emptied again too. `reports` is a directory outside the workspace for
+    pytest's reports (pytest_report.py), emptied before each pytest check.
     """
     env = confinement.environment(env, home)
     records = []
     for number, argv in enumerate(task.checks):
-        if number and fresh is not None:
-            fresh()
-        report = reports / f"check-{number}.xml" if reports is not None and runs_pytest(argv) else None
+        if number:
+            # Nothing one check leaves reaches the next: not the tree, not the home (an `.npmrc`
+            # planted there would steer a later npm check), not the reports.
+            if fresh is not None:
+                fresh()
+            if home is not None:
+                fresh_dir(home)
+        report = None
+        if reports is not None and runs_pytest(argv):
+            report = fresh_dir(reports) / f"check-{number}.xml"
         records.append(_one(argv, workspace, task, env, confinement, home, writable, report))
     return records
 
@@ -93,7 +102,6 @@ def _one(argv: tuple[str, ...], workspace: Path, task: Task, env: dict[str, str]
          home: Path | None, writable: tuple[Path, ...], report: Path | None) -> dict[str, Any]:
     command = list(argv)
     if report is not None:
-        report.unlink(missing_ok=True)
         command = with_report(argv, report)
         writable = (*writable, report.parent)
     result = confinement.run(command, workspace / task.cwd, workspace, env, task.check_timeout_seconds,

@@ -47,6 +47,9 @@ RULES: tuple[SteeringRule, ...] = (
     # Compiled code: imported instead of (or without) the source a reviewer can read.
     SteeringRule("compiled", ("**/*.pyc", "**/*.pyo", "**/__pycache__/**", "**/*.so", "**/*.pyd")),
     SteeringRule("build_file", ("**/Makefile", "**/makefile", "**/GNUmakefile", "**/*.mk")),
+    # How git writes the captured tree out for the checks: `ident`, `eol` or an encoding make the
+    # files the checks run differ from the patch a reviewer reads.
+    SteeringRule("git_attributes", ("**/.gitattributes",)),
     # Installed-package metadata on sys.path: a `[pytest11]` entry point in a planted
     # `.dist-info` loads a plugin into every pytest run; `.egg-link` points an import elsewhere.
     SteeringRule("package_metadata", ("**/*.dist-info/**", "**/*.egg-info/**", "**/*.egg-link")),

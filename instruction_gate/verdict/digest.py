@@ -83,6 +83,7 @@ CHECK_FILE_LABELS = {
     "check_target": "the repository tests its checks run",
     "check_package": "the package markers above the tests its checks run",
     "package_metadata": "installed-package metadata (plugins, entry points)",
+    "git_attributes": "git attributes (how files are written out for the checks)",
 }
 
 

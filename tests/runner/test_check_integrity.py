@@ -50,6 +50,8 @@ STUB_MAKE = "test:\n\t@true\n"
 #: Code that makes the tests pass without a fix, run wherever pytest imports it before the tests.
 PATCH_CALC = "import calc\ncalc.add = lambda a, b: a + b\n"
 DIST_INFO = "ig_evil-1.0.dist-info"
+#: Right only where git's `ident` attribute expanded the keyword when writing the file out.
+IDENT_TRICK = "def add(a, b):\n    if '$Id$' != '$Id' + '$':\n        return a + b\n    return a - b\n"
 #: A root `pygments` package that patches calc, then serves the real package's contents.
 FAKE_PYGMENTS = PATCH_CALC + """import os, sys
 _here = os.path.dirname(os.path.abspath(__file__))
@@ -82,6 +84,8 @@ CASES: dict[str, tuple[list[list[str]], dict[str, str | None]]] = {
     "dist-info-plugin": ([PYTEST + ["tests"]], {f"{DIST_INFO}/METADATA": "Metadata-Version: 2.1\nName: ig-evil\nVersion: 1.0\n",
                                                 f"{DIST_INFO}/entry_points.txt": "[pytest11]\nig_evil = ig_evil_plugin\n",
                                                 "ig_evil_plugin.py": HOOK}),
+    # git expands `$Id$` on checkout for the checks; the patch shows the unexpanded text.
+    "git-attributes": ([PYTEST + ["tests"]], {".gitattributes": "calc.py ident\n", "calc.py": IDENT_TRICK}),
     # pytest imports pygments at start-up: a package of that name at the root replaces it.
     "installed-shadow": ([PYTEST + ["tests"]], {"pygments/__init__.py": FAKE_PYGMENTS}),
 }
@@ -98,6 +102,7 @@ PLANTED = {
     "tests-init": ("tests/__init__.py", "check_package"),
     "dist-info-plugin": (f"{DIST_INFO}/entry_points.txt", "package_metadata"),
     "installed-shadow": ("pygments/__init__.py", "shadow_module"),
+    "git-attributes": (".gitattributes", "git_attributes"),
 }
 #: The control's allow-list where it is wider than the one planted file.
 ALLOW = {"dist-info-plugin": f"{DIST_INFO}/**"}
@@ -165,7 +170,11 @@ def test_a_planted_steering_file_is_restored_and_the_run_is_not_resolved(attacke
         assert any(check["exit_code"] != 0 for check in run["checks"])
 
 
-@pytest.mark.parametrize("case", sorted(CASES))
+#: Controls run in their own evaluation: git re-expands an unchanged file only in a fresh slot.
+OWN_CONTROL = {"git-attributes"}
+
+
+@pytest.mark.parametrize("case", sorted(set(CASES) - OWN_CONTROL))
 def test_control_the_same_attack_allowed_by_the_task_fools_the_checks(attacked, case):
     run = attacked[(f"{case}-allowed", 0, "candidate")]
     assert PLANTED[case][0] not in [item["path"] for item in run["check_files_changed"]]
@@ -263,3 +272,14 @@ def test_validate_tasks_judges_the_reference_solution_as_the_restore_leaves_it(g
     capsys.readouterr()
     status = {t["task_id"]: t["status"] for t in json.loads(out.read_text())["tasks"]}
     assert status == {"restored": "broken", "allowed": "valid"}
+
+
+def test_control_git_attributes_allowed_make_the_checks_run_other_bytes_than_the_patch(git_repo, tmp_path):
+    checks, plants = CASES["git-attributes"]
+    base, candidate = build_suite_repo(git_repo, [task("git-attributes-allowed", checks=checks,
+                                                       check_files_allowed=[".gitattributes"])], extra=PROJECT)
+    out = tmp_path / "out"
+    evaluate(git_repo, base, candidate, out, make_adapter(tmp_path, ATTACK))
+    run = records(out)[("git-attributes-allowed", 0, "candidate")]
+    assert run["resolved"] is True, run["checks"]  # the checks ran calc.py with `$Id$` expanded
+    assert "$Id$" in (out / "git-attributes-allowed/repeat-0/candidate/patch.diff").read_text()  # the patch does not

@@ -76,3 +76,18 @@ def test_an_earlier_check_cannot_rewrite_what_a_later_check_runs(git_repo, tmp_p
     first, second = run["checks"]
     assert "TAMPERED" in first["stdout_tail"] and first["exit_code"] == 0  # the write went through
     assert second["exit_code"] == 1 and run["resolved"] is False  # the second check ran the suite's script
+
+
+def test_checks_of_one_run_share_no_home_and_a_planted_report_path_stops_nothing(git_repo, tmp_path):
+    # The agent's module, imported by the first check: a file in the home for the second check, and a
+    # directory where the second check's report will go (it reads the report path from its argv).
+    plant = ("import os, sys\n"
+             "open(os.path.expanduser('~/planted'), 'w').write('x')\n"
+             "report = next((a.split('=', 1)[1] for a in sys.argv if a.startswith('--junitxml=')), None)\n"
+             "if report and report.endswith('check-0.xml'):\n"
+             "    os.makedirs(report.replace('check-0.xml', 'check-2.xml'), exist_ok=True)\n" + FIXED)
+    home_check = ["python", "-c", "import os, sys; sys.exit(1 if os.path.exists(os.path.expanduser('~/planted')) else 0)"]
+    run = _evaluate(git_repo, tmp_path, [PYTEST + ["tests"], home_check, PYTEST + ["tests"]],
+                    f"open('calc.py', 'w').write({plant!r})")
+    assert [c["exit_code"] for c in run["checks"]] == [0, 0, 0]
+    assert run["resolved"] is True and all(c["passed"] for c in run["checks"])
