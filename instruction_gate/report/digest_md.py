@@ -13,6 +13,7 @@ from instruction_gate.hunks import Hunk
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.verdict import attribution
 from instruction_gate.verdict.digest import CheckFilesLine, Digest, Entry, Line
+from instruction_gate.verdict.skipped_tests import SkippedTests
 from instruction_gate.verdict.trajectories import Divergence
 
 #: Digest sentences shown; the rest are counted (summary.json keeps them all).
@@ -112,6 +113,15 @@ def check_files_sentence(line: CheckFilesLine, s: Style) -> str:
     return f"{text} — {_tasks(line.tasks, s)}; {'; '.join(done.get(a) or s.text(a, 40) for a in line.actions)}."
 
 
+def skipped_sentence(found: SkippedTests, s: Style) -> str:
+    """E.g. "candidate's pytest checks skipped more tests than the paired base run in 2 of 3 pairs
+    (4 tests in all) — 1 task (t): code under test can skip the path it breaks; read its patch." """
+    parts = [f"{arm}'s pytest checks skipped more tests than the paired {other} run in {found.more[arm]} of "
+             f"{found.pairs} pairs ({found.extra[arm]} test{'s' if found.extra[arm] != 1 else ''} in all)"
+             for arm, other in (("candidate", "base"), ("base", "candidate")) if found.more[arm]]
+    return f"{'; '.join(parts)} — {_tasks(found.tasks, s)}: code under test can skip the path it breaks; read its patch."
+
+
 def markdown(digest: Digest | None) -> list[str]:
     """The digest section of summary.md (empty when compare had no pairs to read)."""
     if digest is None:
@@ -122,7 +132,9 @@ def markdown(digest: Digest | None) -> list[str]:
     # A steering change one arm made more often leads (it can fake a verdict); one both arms
     # made alike closes the list: no change of the candidate's, but worth a reviewer's glance.
     lines += [f"- {check_files_sentence(line, style)}" for line in digest.check_files if line.differs]
-    if not shown and not any(line.differs for line in digest.check_files):
+    if digest.skipped is not None:
+        lines.append(f"- {skipped_sentence(digest.skipped, style)}")
+    if not shown and not any(line.differs for line in digest.check_files) and digest.skipped is None:
         lines.append("No behaviour change: every valid pair ran the same commands and tool calls, read and "
                      "edited the same files, emitted the same policy events and loaded the same instructions.")
     lines += [f"- {'**blocking** · ' if line.blocking else ''}{sentence(line, style)}" for line in shown]
@@ -147,7 +159,11 @@ def as_json(digest: Digest | None) -> dict[str, Any] | None:
         return None
     style = Style(markdown=False)
     return {
-        "no_behaviour_change": not digest.entries and not any(line.differs for line in digest.check_files),
+        "no_behaviour_change": (not digest.entries and not any(line.differs for line in digest.check_files)
+                                and digest.skipped is None),
+        "skipped_tests": None if digest.skipped is None else {
+            "sentence": skipped_sentence(digest.skipped, style), "pairs": digest.skipped.pairs, "tasks": digest.skipped.tasks,
+            "more_pairs": digest.skipped.more, "more_tests": digest.skipped.extra},
         "unknown_runs": digest.unknown_runs,
         "instruction_hunks": [h.as_dict() | {"label": h.label} for h in digest.hunks],
         "lines": [{"sentence": sentence(line, style), "blocking": line.blocking, "tasks": line.first.tasks,

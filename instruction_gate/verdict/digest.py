@@ -21,6 +21,7 @@ from instruction_gate.hunks import Hunk
 from instruction_gate.verdict import attribution
 from instruction_gate.verdict.hardgates import NEW, UNPAIRED, HardFinding
 from instruction_gate.verdict.pairing import Pair
+from instruction_gate.verdict.skipped_tests import SkippedTests, skipped_tests
 from instruction_gate.verdict.trajectories import KINDS, Divergence, Trajectory, divergence
 from instruction_gate.rules.command_match import command_matches
 
@@ -121,6 +122,8 @@ class Digest:
     findings: dict[tuple[str, str, str], attribution.Attributed] = field(default_factory=dict)
     #: files steering the checks that runs changed (candidate's first); records without the field count as none
     check_files: list[CheckFilesLine] = field(default_factory=list)
+    #: pairs whose pytest checks skipped more tests in one arm (verdict/skipped_tests.py); None: none differ
+    skipped: SkippedTests | None = None
 
     @property
     def lines(self) -> list[Line]:
@@ -247,7 +250,7 @@ def build(pairs: list[Pair], trajectories: dict[tuple, Trajectory], findings: li
                                 order[e.kind], e.direction, e.value))
     unknown = sum(not trajectories[(p.task_id, p.repeat, v)].known for p in pairs for v in ("base", "candidate"))
     digest = Digest(entries, unknown, hunks, attribution.findings(findings, pairs, trajectories, hunks, sources),
-                    check_file_lines(pairs))
+                    check_file_lines(pairs), skipped_tests(pairs))
     for (task_id, category, _), row in digest.findings.items():
         if not row.hunks:
             # No changed line names the evidence (an event name, say): the lines of the digest

@@ -91,3 +91,32 @@ def test_checks_of_one_run_share_no_home_and_a_planted_report_path_stops_nothing
                     f"open('calc.py', 'w').write({plant!r})")
     assert [c["exit_code"] for c in run["checks"]] == [0, 0, 0]
     assert run["resolved"] is True and all(c["passed"] for c in run["checks"])
+
+
+def test_the_digest_names_pairs_whose_checks_skipped_more_tests_in_one_arm(tmp_path):
+    """The skip limit above, made visible: code under test that skips the path it breaks."""
+    from compare_builders import compare, index, policy, run
+
+    def checks(skipped):
+        return [{"argv": ["pytest"], "exit_code": 0, "timed_out": False, "duration_seconds": 1.0, "stdout_tail": "",
+                 "stderr_tail": "", "passed": True, "tests": {"tests": 5, "failures": 0, "errors": 0, "skipped": skipped}}]
+
+    runs = [run("t", 0, "base", checks=checks(0)), run("t", 0, "candidate", checks=checks(2)),
+            run("t", 1, "base", checks=checks(1)), run("t", 1, "candidate", checks=checks(1)),
+            run("u", 0, "base"), run("u", 0, "candidate")]  # no report counts: not compared
+    _, summary, markdown = compare(tmp_path, index(runs), policy())
+    assert ("- candidate's pytest checks skipped more tests than the paired base run in 1 of 2 pairs (2 tests in "
+            "all) — 1 task (t): code under test can skip the path it breaks; read its patch.") in markdown
+    assert "No behaviour change" not in markdown
+    found = summary["digest"]["skipped_tests"]
+    assert found["more_pairs"] == {"candidate": 1, "base": 0} and found["tasks"] == ["t"]
+
+
+def test_equal_skips_in_both_arms_are_no_change(tmp_path):
+    from compare_builders import compare, index, policy, run
+    counts = {"tests": 5, "failures": 0, "errors": 0, "skipped": 1}
+    check = {"argv": ["pytest"], "exit_code": 0, "timed_out": False, "duration_seconds": 1.0, "stdout_tail": "",
+             "stderr_tail": "", "passed": True, "tests": counts}
+    _, summary, markdown = compare(tmp_path, index([run("t", 0, "base", checks=[check]),
+                                                    run("t", 0, "candidate", checks=[check])]), policy())
+    assert summary["digest"]["skipped_tests"] is None and "skipped more tests" not in markdown
