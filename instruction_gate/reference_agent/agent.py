@@ -150,7 +150,7 @@ class ReferenceAgent:
             text = Path(solution).read_text(encoding="utf-8")
         if not text:
             return None
-        paths = [c.path for c in file_changes(text)]
+        paths = [c.path for c in file_changes(text, self.repo_root)]
         for path in paths:
             if plan.needs_edit_approval(path) and not plan.is_protected(path):
                 self._ask(path, None)
