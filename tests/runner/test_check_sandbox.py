@@ -196,7 +196,7 @@ def test_a_check_program_named_by_path_starts_and_a_missing_one_is_named(git_rep
     assert checks[0]["exit_code"] == 0 and checks[0]["stdout_tail"] == "checked\n"
     assert checks[1]["stdout_tail"] == "False\n"  # the program's file alone, never its directory
 
-    tool.unlink()  # present when the runner checked it, gone when the check starts: named like on the host
+    tool.unlink()  # a program path that is gone when the check starts: recorded as on the host (no exit code, the reason)
     base, candidate = build_suite_repo(git_repo, [task("t1", checks=[["python", "-c", "pass"], [str(tool)]])])
     out = tmp_path / "out-missing"
     evaluate(git_repo, base, candidate, out, make_adapter(tmp_path))
