@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                        "run each task's checks before and after its reference solution (no agent)"),
     "changes": ("instruction_gate.commands.changes", "list the instruction files a candidate changes (CI relevance check)"),
     "backtest": ("instruction_gate.commands.backtest", "replay a repository's instruction history through the gate"),
+    "mine": ("instruction_gate.commands.mine", "mine tasks from the repository's own fix commits, validated"),
+    "new-task": ("instruction_gate.commands.new_task", "turn one fix commit into a validated task (--from-commit)"),
     "explain": ("instruction_gate.commands.explain", "show the instruction files each agent loads and the directives understood"),
 }
 

@@ -36,10 +36,11 @@ def _suite(git_repo, tasks: list[dict], defaults: dict | None = None) -> str:
     return git_repo.commit(files, "suite")
 
 
-def _validate(git_repo, capsys, *extra: str) -> tuple[int, dict[str, dict], str]:
+def _validate(git_repo, capsys, *extra: str, base_arm: bool = False) -> tuple[int, dict[str, dict], str]:
+    """validate-tasks; the base-arm runs only when asked (these tests are about the checks)."""
     out = git_repo.path.parent / "validation.json"
     code = main(["validate-tasks", "--repo", str(git_repo.path), "--manifest", str(git_repo.path / "evals/manifest.json"),
-                 "--json", str(out), *extra])
+                 "--json", str(out), *extra, *([] if base_arm else ["--no-base-arm"])])
     captured = capsys.readouterr()
     rows = {t["task_id"]: t for t in json.loads(out.read_text())["tasks"]} if out.exists() else {}
     return code, rows, captured.out + captured.err
@@ -144,3 +145,75 @@ def test_the_import_probe_hands_over_to_the_projects_own_sitecustomize(tmp_path)
         done = subprocess.run([sys.executable, "-c", "print('check ran')"], env=env, capture_output=True, text=True)
         assert done.returncode == 0 and "Error in sitecustomize" not in done.stderr, done.stderr
         assert ("project sitecustomize ran" in done.stdout) == (python_path is not None)
+
+
+def test_hidden_tests_are_laid_at_their_path_for_the_checks_only(git_repo, capsys):
+    # The repository's visible test asserts the old value; the task's hidden copy (a name the
+    # project's runner never collects) asserts the fixed one and replaces it for the checks.
+    files = {"tests/test_value.py": "import shop\n\ndef test_value():\n    assert shop.VALUE == 1\n",
+             "evals/hidden/test_value.py.hidden": "import shop\n\ndef test_value():\n    assert shop.VALUE == 2\n"}
+    git_repo.commit(files, "tests")
+    _suite(git_repo, [{"id": "t", "reference_solution": "evals/fix.patch",
+                       "checks": [["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_value.py::test_value"]],
+                       "hidden_tests": {"tests/test_value.py": "evals/hidden/test_value.py.hidden"}}])
+    code, rows, table = _validate(git_repo, capsys)
+    assert code == 0, table
+    assert rows["t"]["status"] == "valid"
+    assert "assert 1 == 2" in rows["t"]["tail"]  # the hidden copy ran on the starting tree
+
+
+def test_a_hidden_test_missing_at_the_base_is_named(git_repo, capsys):
+    _suite(git_repo, [{"id": "t", "checks": [CHECK], "reference_solution": "evals/fix.patch",
+                       "hidden_tests": {"tests/test_value.py": "evals/hidden/absent.py.hidden"}}])
+    code, _, out = _validate(git_repo, capsys)
+    assert code == 2
+    assert "$.tasks[0].hidden_tests['tests/test_value.py']: evals/hidden/absent.py.hidden does not exist" in out
+
+
+BLIND_AGENTS = "Run the tests: `python -m pytest -q`.\n"  # a command listed, never asked for at the end
+SEEING_AGENTS = "Run the tests with `python -m pytest -q` before finishing.\n"
+TEST_CHECK = ["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_value.py"]
+
+
+def _pytest_suite(git_repo, agents: str, importable: bool = True, **task) -> None:
+    files = {"tests/test_value.py": "import shop\n\ndef test_value():\n    assert shop.VALUE == 2\n"}
+    if importable:  # the project's own pytest finds src/ (the agent's commands get no check_env)
+        files["pytest.ini"] = "[pytest]\npythonpath = src\n"
+    git_repo.commit(files, "tests")
+    _suite(git_repo, [{"id": "t", "checks": [TEST_CHECK], "reference_solution": "evals/fix.patch", **task}])
+    git_repo.commit({"AGENTS.md": agents}, "instructions")
+
+
+def test_a_required_command_the_base_arm_never_runs_makes_the_task_blind(git_repo, capsys):
+    _pytest_suite(git_repo, BLIND_AGENTS, required_command_patterns=["pytest"])
+    code, rows, table = _validate(git_repo, capsys, base_arm=True)
+    assert code == 1, table
+    assert rows["t"]["status"] == "blind"
+    assert rows["t"]["reason"].startswith("rule required_command:pytest fails in the base run")
+    assert rows["t"]["base_arm"]["commands"] == []
+    assert "### Base arm" in table
+
+
+def test_a_base_arm_that_runs_the_required_command_sees_the_edit(git_repo, capsys):
+    _pytest_suite(git_repo, SEEING_AGENTS, required_command_patterns=["pytest"])
+    code, rows, table = _validate(git_repo, capsys, base_arm=True)
+    assert code == 0, table
+    assert rows["t"]["status"] == "valid"
+    assert rows["t"]["base_arm"]["commands"] == [{"command": "python -m pytest -q", "exit_code": 0}]
+    assert rows["t"]["base_arm"]["satisfied"] == ["required_command:pytest"]
+
+
+def test_a_required_command_that_cannot_collect_in_the_base_arm_makes_the_task_blind(git_repo, capsys):
+    _pytest_suite(git_repo, SEEING_AGENTS, importable=False, required_command_patterns=["pytest"])
+    code, rows, _ = _validate(git_repo, capsys, base_arm=True)
+    assert code == 1 and rows["t"]["status"] == "blind"
+    assert "`python -m pytest -q` matched 'pytest' but did not complete (pytest exit 2" in rows["t"]["reason"]
+    assert rows["t"]["base_arm"]["commands"] == [{"command": "python -m pytest -q", "exit_code": 2}]
+
+
+def test_instructions_that_change_nothing_the_agent_does_make_the_task_blind(git_repo, capsys):
+    _pytest_suite(git_repo, "Be kind to reviewers.\n")
+    code, rows, table = _validate(git_repo, capsys, base_arm=True)
+    assert code == 1, table
+    assert rows["t"]["status"] == "blind"
+    assert "the instruction files change nothing the agent does" in rows["t"]["reason"]

@@ -4,13 +4,15 @@ Every first-parent commit in `--range` that changes instruction files is evaluat
 parent, with the suite, checks and policy of `--suite-ref` (a trusted ref, e.g. the default
 branch) and mixed commits' code held fixed. One row per commit in OUT/backtest.md (with a
 Mermaid chart) and OUT/backtest.json. Finished commits are kept: running the same command
-again continues where an interruption stopped. Exit 0 when every commit has a row (verdicts
+again continues where an interruption stopped. `--check-env-dir` is handed to every commit's
+evaluation. Exit 0 when every commit has a row (verdicts
 are data, not the exit code), 2 for configuration errors, 3 when interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import shlex
@@ -21,10 +23,12 @@ from pathlib import Path
 from instruction_gate import demo_repo, git, proc
 from instruction_gate.backtest import commit_run, table
 from instruction_gate.backtest.history import Replay, instruction_commits
+from instruction_gate.commands import add_check_env_dir
 from instruction_gate.commands.evaluate import _terminate_on_sigterm
 from instruction_gate.errors import ConfigError
 from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic
+from instruction_gate.run import check_env
 from instruction_gate.run.adapter import checked_adapter_command
 from instruction_gate.secrets import split_environment
 from instruction_gate.suite.contract import resolve_commit
@@ -50,13 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="evaluate only these task ids")
     parser.add_argument("--demo", action="store_true", help="backtest the demo repository's history (built in "
                         "OUT/demo-repo) with the offline reference agent; --repo and --adapter are then not needed")
+    add_check_env_dir(parser)
 
 
 def _blob(repo: Path, commit: str, path: str) -> bytes | None:
     return git.blob(f"{commit}:{path}", repo, missing_ok=True)
 
 
-def _runner_flags(args: argparse.Namespace) -> tuple[str, ...]:
+def _runner_flags(args: argparse.Namespace, env_dir: Path | None) -> tuple[str, ...]:
     command = args.adapter or os.environ.get("AGENT_ADAPTER_CMD")
     if not command:
         raise ConfigError("no adapter: pass --adapter or set AGENT_ADAPTER_CMD")
@@ -70,6 +75,8 @@ def _runner_flags(args: argparse.Namespace) -> tuple[str, ...]:
         flags += ["--repeats", str(args.repeats)]
     if args.tasks:
         flags += ["--tasks", *args.tasks]
+    if env_dir is not None:  # absolute: the runner starts in the replay repository
+        flags += ["--check-env-dir", str(env_dir)]
     return tuple(flags)
 
 
@@ -96,6 +103,7 @@ def _demo(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.out.exists() and not args.out.is_dir():
         raise ConfigError(f"--out: {args.out} exists and is not a directory")
+    env_dir = check_env.checked_env_dir(args.check_env_dir)
     if args.demo:
         _demo(args)
     repo = repo_root(args.repo)
@@ -107,13 +115,16 @@ def run(args: argparse.Namespace) -> int:
     policy_bytes = _blob(repo, suite_sha, policy_rel) or b"{}\n"
     if policy_bytes == b"{}\n" and args.policy:
         raise ConfigError(f"--policy: {args.policy} does not exist at --suite-ref {args.suite_ref} ({suite_sha[:12]})")
-    flags = _runner_flags(args)
+    flags = _runner_flags(args, env_dir)
     revisions = args.revisions or suite_sha
     with Replay(repo, manifest_bytes, args.manifest, suite_sha) as replay:
         # The suite is read from git objects; the working tree's copies are still not to be replaced.
         check_repository_outputs(repo, in_directory("--out", args.out, ("backtest.json", "backtest.md", "policy.json")),
                                  [repo / args.manifest, repo / policy_rel], replay.manifest.instruction_paths,
                                  dirs={"--out": args.out})
+        # Refused once here rather than as an error row per commit; which check_path entries hold
+        # changed files depends on the commit, and the runner refuses those per commit.
+        check_env.refuse_bad_settings(dataclasses.replace(replay.manifest, path=Path(args.manifest)), env_dir, ())
         commits = instruction_commits(repo, replay.manifest.instruction_paths, revisions)
         if args.max_commits is not None:
             commits = commits[-args.max_commits:]

@@ -16,13 +16,14 @@ from pathlib import Path
 
 from instruction_gate.blame import report, search
 from instruction_gate.blame.runs import Trials, originals
+from instruction_gate.commands import add_check_env_dir
 from instruction_gate.errors import EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError
 from instruction_gate.hunks import from_dict
 from instruction_gate.mutations.scratch import ScratchRepo
 from instruction_gate.mutations.suite import SuiteRunner
 from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic, write_text_atomic
-from instruction_gate.run import egress, sandbox, sandbox_paths
+from instruction_gate.run import check_env, egress, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
 from instruction_gate.secrets import split_environment, withhold_broker_token
 from instruction_gate.suite import manifest as manifest_mod
@@ -51,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
     sandbox.add_arguments(parser)
+    add_check_env_dir(parser)
 
 
 def _finish(args: argparse.Namespace, result: dict) -> int:
@@ -68,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
     for flag, value in (("--max-agent-runs", args.max_agent_runs), ("--repeats", args.repeats), ("--jobs", args.jobs)):
         if value is not None and value < 1:
             raise ConfigError(f"{flag}: must be at least 1")
+    env_dir = check_env.checked_env_dir(args.check_env_dir)
     argv = checked_adapter_command(command, Path.cwd())
     withhold_broker_token()
     options = dict(p.split("=", 1) for p in args.adapter_option if "=" in p)
@@ -92,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
         return _finish(args, {**base, "status": "nothing_to_blame", "reason": why, "hunks": [], "steps": [],
                               "runs": 0, "cost_usd": 0.0})
     repo = repo_root(args.repo)
-    contract = check_all(repo, args.manifest, args.base, args.candidate).contract
+    checked = check_all(repo, args.manifest, args.base, args.candidate)
+    contract = checked.contract
+    check_env.refuse_bad_settings(checked.manifest, env_dir, contract.changed_instruction_paths)
     hunks = [h for h in map(from_dict, instruction_hunks(repo, contract)) if h is not None]
     if not hunks:
         raise ConfigError("blame: the candidate changes no instruction lines (no hunks to blame)")
@@ -111,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
         runner = SuiteRunner(scratch.root, suite, argv, split_environment(), repeats, args.jobs, options,
                              args.temp_dir, sorted(failing), sandbox=confinement,
                              readable=sandbox_paths.run_paths(args, argv, options.values(), os.environ.get("PATH", ""),
-                                                              (repo, args.manifest.parent)))
+                                                              (repo, args.manifest.parent)),
+                             check_env_dir=env_dir)
         trials = Trials(scratch, runner, contract.base_sha, hunks, texts, failing, args.out / "runs")
         say(f"blame: {len(hunks)} hunk(s), {len(failing)} failing task(s), {steps} step(s) of {per_step} run(s)",
               file=sys.stderr)

@@ -20,7 +20,7 @@ from instruction_gate import __version__
 
 from instruction_gate.run import check_env, egress, evaluation, rounds, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
-from instruction_gate.commands import validate
+from instruction_gate.commands import add_check_env_dir, validate
 from instruction_gate.suite import impact
 from instruction_gate.verdict import pairing
 from instruction_gate.errors import ConfigError, NotEvaluatedError
@@ -52,9 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard", default="1/1", help="K/N: evaluate the K-th of N deterministic task shards")
     parser.add_argument("--resume", action="store_true", help="keep runs already recorded in --out")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
-    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
-                        help="the project's environment (a virtualenv or prefix with bin/) for checks and the "
-                             "agent's commands; default: the harness interpreter's")
+    add_check_env_dir(parser)
     rounds.add_arguments(parser)
     sandbox.add_arguments(parser)
 

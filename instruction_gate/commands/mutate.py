@@ -41,6 +41,7 @@ from instruction_gate.suite.prepare import check_all, repo_root
 from instruction_gate.protected import check_repository_outputs, in_directory
 from instruction_gate.records import write_json_atomic, write_text_atomic
 from instruction_gate.run import out_lock
+from instruction_gate.commands import add_check_env_dir
 from instruction_gate.commands.evaluate import MAX_REPEATS
 from instruction_gate.verdict.results import ResultSet, load_results
 from instruction_gate.secrets import Redactor, split_environment, withhold_broker_token
@@ -78,8 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="runs executed concurrently (default 1)")
     parser.add_argument("--temp-dir", type=Path, help="where scratch repositories and workspaces go")
     sandbox.add_arguments(parser)
-    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
-                        help="the project's environment for checks and the agent's commands (as for evaluate)")
+    add_check_env_dir(parser)
 
 
 def _fraction(value: str) -> float:

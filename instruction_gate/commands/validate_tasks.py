@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-from instruction_gate.commands import validate
+from instruction_gate.commands import add_check_env_dir, validate
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_PASS, ConfigError
 from instruction_gate.protected import check_repository_outputs
 from instruction_gate.records import write_json_atomic
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.tables import table
-from instruction_gate.run import check_env, check_sandbox, sandbox, sandbox_paths
+from instruction_gate.run import base_arm, check_env, check_sandbox, sandbox, sandbox_paths
 from instruction_gate.run.staging import build_stage, task_texts
-from instruction_gate.run.task_validation import TaskRuns, TreeChecks, run_task
+from instruction_gate.run.task_validation import run_task
+from instruction_gate.run.task_verdict import Verdict, judge
 from instruction_gate.run.workspace import Slot
 from instruction_gate.secrets import Redactor, split_environment
 from instruction_gate.suite.prepare import blob_text, check_all
@@ -29,95 +29,42 @@ from instruction_gate.verdict import check_health
 from instruction_gate.verdict.policy import policy_from_dict
 from instruction_gate.console import say
 
-TAIL_LINES = 12
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repo", type=Path, default=Path.cwd(), help="repository (default: current directory)")
     parser.add_argument("--manifest", type=Path, required=True, help="suite manifest (JSON or YAML)")
     parser.add_argument("--base", default="HEAD", help="commit whose suite and code are validated (default HEAD)")
     parser.add_argument("--tasks", nargs="+", metavar="ID", help="validate only these task ids")
-    parser.add_argument("--check-env-dir", type=Path, metavar="DIR",
-                        help="the project's environment for the checks, as given to evaluate")
+    add_check_env_dir(parser, agent=False)
     parser.add_argument("--json", type=Path, dest="json_path", help="also write the results as JSON here")
     parser.add_argument("--temp-dir", type=Path, help="where workspaces are created (default: system temp)")
+    parser.add_argument("--adapter", help="agent of the base-arm runs (default: the offline reference agent)")
+    parser.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
+                        help="passed to that adapter (repeatable)")
+    parser.add_argument("--no-base-arm", action="store_true",
+                        help="only the checks: skip the base-arm runs that show whether the suite can see what it gates")
     check_sandbox.add_arguments(parser)
 
 
-@dataclass(frozen=True)
-class Verdict:
-    task_id: str
-    status: str  #: valid | vacuous | broken | unverified
-    reason: str
-    tail: str  #: last lines of the failing check's output, when one is to blame
-
-
-def _failing(result: TreeChecks) -> dict | None:
-    return next((c for c in result.checks if not check_env.passed(c)), None)
-
-
-def _describe(check: dict) -> str:
-    outcome = "timed out" if check["timed_out"] else ("could not start" if check["exit_code"] is None
-                                                       else f"exit {check['exit_code']}")
-    if check["exit_code"] == 0 and check.get("not_passed_because"):
-        outcome += f", but {check['not_passed_because']}"
-    return f"`{' '.join(check['argv'])}` ({outcome})"
-
-
-def _tail(check: dict | None) -> str:
-    if check is None:
-        return ""
-    text = f"{check.get('stdout_tail') or ''}\n{check.get('stderr_tail') or ''}".strip()
-    return "\n".join(text.splitlines()[-TAIL_LINES:])
-
-
-def _foreign(result: TreeChecks | None) -> str | None:
-    if result is None or not result.foreign_imports:
-        return None
-    name, where = sorted(result.foreign_imports.items())[0]
-    return (f"checks import {name} from {where}, outside the validation workspace (an installed copy: the "
-            "checks do not see the agent's tree)")
-
-
-def judge(runs: TaskRuns, signatures: list[check_health.Signature]) -> Verdict:
-    task = runs.task
-    if runs.problem:
-        return Verdict(task.id, "broken", runs.problem, "")
-    assert runs.start is not None
-    foreign = _foreign(runs.start) or _foreign(runs.solution)
-    if foreign:  # the root cause, whatever the checks said
-        return Verdict(task.id, "vacuous", foreign, "")
-    if runs.solution is not None and not runs.solution.passed:
-        check = _failing(runs.solution)
-        env = check_health.environment_failure({"checks": [check]}, signatures)
-        why = f" — the check environment looks broken ({env})" if env else ""
-        return Verdict(task.id, "broken", f"with the reference solution, {_describe(check)} fails{why}", _tail(check))
-    if task.checks_pass_at_start and not runs.start.passed:
-        check = _failing(runs.start)
-        return Verdict(task.id, "broken", f"declares checks_pass_at_start, but {_describe(check)} fails on the "
-                                          "starting tree", _tail(check))
-    if not task.checks_pass_at_start and runs.start.passed:
-        what = "has no checks" if not task.checks else "its checks pass on the starting tree (base + fixture)"
-        return Verdict(task.id, "vacuous", f"{what}: they cannot tell a solved task from an unsolved one "
-                                           "(a negative control declares checks_pass_at_start)", "")
-    if runs.solution is None and not task.checks_pass_at_start:
-        check = _failing(runs.start)
-        return Verdict(task.id, "unverified", f"no reference_solution: nothing shows the checks can pass "
-                                              f"({_describe(check)} fails on the starting tree)", _tail(check))
-    if task.checks_pass_at_start:
-        return Verdict(task.id, "valid", "checks pass on the starting tree, as declared"
-                       + ("" if runs.solution is None else ", and with the reference solution"), "")
-    check = _failing(runs.start)
-    return Verdict(task.id, "valid", f"{_describe(check)} fails on the starting tree; every check passes with "
-                                     "the reference solution", _tail(check))
-
-
-def render(verdicts: list[Verdict]) -> str:
+def render(verdicts: list[Verdict], arms: dict[str, base_arm.BaseArm] | None = None) -> str:
     rows = [[fmt.md(v.task_id), ("✅ " if v.status == "valid" else "❌ ") + v.status, fmt.md(v.reason, 400),
              fmt.md(v.tail.replace("\n", " ⏎ "), 600)] for v in verdicts]
     bad = sum(v.status != "valid" for v in verdicts)
     head = f"## Task validation: {len(verdicts) - bad} of {len(verdicts)} task(s) valid"
-    return "\n".join([head, "", *table(["task", "status", "why", "failing check's output (tail)"], rows), ""])
+    lines = [head, "", *table(["task", "status", "why", "failing check's output (tail)"], rows), ""]
+    if arms:
+        lines += ["### Base arm: what the base instructions make the agent do (one run per task)", ""]
+        lines += table(["task", "commands run (exit code)", "rules satisfied", "blind because"], [
+            [fmt.md(a.task_id), fmt.md(", ".join(f"`{c['command']}` ({c['exit_code']})" for c in a.commands) or "none", 400),
+             fmt.md(", ".join(a.satisfied) or "none", 300), fmt.md("; ".join(a.blind) or "—", 500)]
+            for a in arms.values()]) + [""]
+    return "\n".join(lines)
+
+
+def _with_base_arm(verdicts: list[Verdict], arms: dict[str, base_arm.BaseArm]) -> list[Verdict]:
+    """A task whose checks are valid but whose base arm cannot see an edit is `blind`."""
+    return [Verdict(v.task_id, "blind", "; ".join(arms[v.task_id].blind), v.tail)
+            if v.status == "valid" and v.task_id in arms and arms[v.task_id].blind else v for v in verdicts]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -156,8 +103,21 @@ def run(args: argparse.Namespace) -> int:
             say(f"{task.id}: {verdict.status}", file=sys.stderr, flush=True)
     finally:
         stage.close()
-    say(render(verdicts))
+    arms = None
+    if not args.no_base_arm and any(v.status == "valid" for v in verdicts):
+        say("base arm: one run per task with the base instructions, one without", file=sys.stderr, flush=True)
+        extra = [a for o in args.adapter_option for a in ("--adapter-option", o)]
+        extra += ["--tasks", *args.tasks] if args.tasks else []
+        extra += ["--check-env-dir", str(env_dir)] if env_dir else []
+        extra += ["--unisolated"] if args.unisolated else []
+        extra += [a for p in args.sandbox_readable for a in ("--sandbox-readable", str(p))]
+        arms = base_arm.probe(checked.repo, args.manifest, checked.contract.base_sha,
+                              sorted(checked.contract.base_instructions), args.adapter or str(base_arm.REFERENCE_ADAPTER),
+                              extra, args.temp_dir)
+        verdicts = _with_base_arm(verdicts, arms)
+    say(render(verdicts, arms))
     if args.json_path:
         write_json_atomic(args.json_path, {"schema_version": 1, "kind": "instruction-gate/task-validation",
-                                           "tasks": [vars(v) for v in verdicts]})
+                                           "tasks": [{**vars(v), "base_arm": vars(arms[v.task_id]) if arms and v.task_id in arms else None}
+                                                     for v in verdicts]})
     return EXIT_PASS if all(v.status == "valid" for v in verdicts) else EXIT_GATE_FAILURE

@@ -12,6 +12,7 @@ from typing import Any, Callable
 from instruction_gate.hunks import Hunk
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.verdict import attribution
+from instruction_gate.verdict.blind_gates import BlindGate
 from instruction_gate.verdict.digest import CheckFilesLine, Digest, Entry, Line
 from instruction_gate.verdict.skipped_tests import SkippedTests
 from instruction_gate.verdict.trajectories import Divergence
@@ -122,8 +123,22 @@ def skipped_sentence(found: SkippedTests, s: Style) -> str:
     return f"{'; '.join(parts)} — {_tasks(found.tasks, s)}: code under test can skip the path it breaks; read its patch."
 
 
-def markdown(digest: Digest | None) -> list[str]:
-    """The digest section of summary.md (empty when compare had no pairs to read)."""
+def blind_clause(gates: list[BlindGate], s: Style) -> str:
+    """" — but the suite is blind to hard gate `required_command_missing` (failed in every base run
+    of 1 task (t)): a change to what it checks could not show": "no behaviour change" is no
+    evidence about a gate no base run passed (verdict/blind_gates.py)."""
+    tasks: dict[str, list[str]] = {}
+    for gate in gates:
+        tasks.setdefault(gate.category, []).append(gate.task_id)
+    named = "; ".join(f"{s.code(category)} (failed in every base run of {_tasks(found, s)})"
+                      for category, found in tasks.items())
+    return (f" — but the suite is blind to hard gate{'s' if len(tasks) > 1 else ''} {named}: a change to what "
+            f"{'they check' if len(tasks) > 1 else 'it checks'} could not show")
+
+
+def markdown(digest: Digest | None, blind: list[BlindGate] = ()) -> list[str]:
+    """The digest section of summary.md (empty when compare had no pairs to read); `blind`: the
+    hard gates no base run of their task passed, named wherever no change is reported."""
     if digest is None:
         return []
     lines = ["### What changed in the agent's behaviour", ""]
@@ -136,7 +151,8 @@ def markdown(digest: Digest | None) -> list[str]:
         lines.append(f"- {skipped_sentence(digest.skipped, style)}")
     if not shown and not any(line.differs for line in digest.check_files) and digest.skipped is None:
         lines.append("No behaviour change: every valid pair ran the same commands and tool calls, read and "
-                     "edited the same files, emitted the same policy events and loaded the same instructions.")
+                     "edited the same files, emitted the same policy events and loaded the same instructions"
+                     + (blind_clause(list(blind), style) if blind else "") + ".")
     lines += [f"- {'**blocking** · ' if line.blocking else ''}{sentence(line, style)}" for line in shown]
     hidden = len(digest.lines) - len(shown)
     if hidden:

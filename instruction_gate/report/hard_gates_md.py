@@ -6,6 +6,7 @@ from __future__ import annotations
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.digest_md import Style, divergence_text, hunk_text
 from instruction_gate.report.tables import table
+from instruction_gate.verdict.blind_gates import BlindGate, remedy
 from instruction_gate.verdict.comparison import Comparison
 from instruction_gate.verdict.hardgates import HardFinding
 
@@ -41,8 +42,23 @@ def rows(c: Comparison) -> list[list[str]]:
     return out
 
 
+#: Blind gates listed in summary.md; summary.json keeps them all.
+MAX_BLIND = 10
+
+
+def blind_lines(gates: list[BlindGate]) -> list[str]:
+    """One warning per gate a task failed in every base run: its pre-existing rows hide a blind spot."""
+    lines = [f"- ⚠️ task {fmt.md(g.task_id, 80)}: {fmt.code(g.category, 80, in_table=False)} failed in every "
+             f"base run ({g.base_runs} of {g.base_runs}; candidate {g.candidate_runs_failing} of {g.candidate_runs}): "
+             f"the suite cannot see a change to what this gate checks; {remedy(g.category)}."
+             for g in gates[:MAX_BLIND]]
+    if len(gates) > MAX_BLIND:
+        lines.append(f"- … and {len(gates) - MAX_BLIND} more in summary.json (`blind_gates`).")
+    return lines + ([""] if lines else [])
+
+
 def markdown(c: Comparison) -> list[str]:
-    lines = ["### Hard gates", ""]
+    lines = ["### Hard gates", ""] + blind_lines(c.blind_gates)
     if not c.findings:
         return lines + ["No hard-gate failure in any valid run.", ""]
     lines += table(["task", "failure", "status", "pairs (repeats)", "blocks", "evidence", "instruction",

@@ -74,6 +74,7 @@ def build_summary(comparison: Comparison) -> dict[str, Any]:
                            "status": f.status, "blocking": f.blocking, "evidence": f.evidence,
                            **({"occurrences": f.occurrences, "needed": f.needed} if f.needed > 1 else {})}
                           for f in comparison.findings],
+        "blind_gates": [gate.as_dict() for gate in comparison.blind_gates],
         "tasks": [{"task_id": t.task_id, "pairs": t.pairs, "base_resolved": t.base_resolved,
                    "candidate_resolved": t.candidate_resolved, "delta": t.delta,
                    "lost_repeats": list(t.lost_repeats), "gained_repeats": list(t.gained_repeats)}

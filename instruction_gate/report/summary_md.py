@@ -129,7 +129,7 @@ def render(c: Comparison, chart_name: str | None = None, link_chart: bool = True
         lines += ["**Could not evaluate the statistics:**", ""] + [f"- {fmt.md(r, 300)}" for r in decision.not_evaluated] + [""]
     if decision.warnings:
         lines += ["**Warnings:**", ""] + [f"- {fmt.md(w, 300)}" for w in decision.warnings[:MAX_ROWS]] + [""]
-    lines += digest_md.markdown(c.digest) + chart_md.markdown(c, chart_name, link_chart)
+    lines += digest_md.markdown(c.digest, c.blind_gates) + chart_md.markdown(c, chart_name, link_chart)
     # What was evaluated stays in view (code held fixed, tasks the change could not reach); the
     # evidence follows collapsed: the digest above is what a reviewer reads first.
     lines += _held_code(c) + _impact(c)

@@ -12,6 +12,8 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable
 
+from instruction_gate.rules.completion import incomplete_reason
+
 
 class MissingEvidence(Exception):
     """Raised by a precondition or post-condition when the run lacks what it needs."""
@@ -42,6 +44,17 @@ class Command:
         """Whether the command actually started: not refused, and not the shell's 126 (not
         executable) or 127 (not found), which say the program never ran."""
         return not self.refused and self.exit_code not in NOT_RUN_EXIT_CODES
+
+    def unfinished(self, pattern: str | None = None) -> str | None:
+        """Why a command that ran (as the match for `pattern`) did not run to completion — killed
+        by a signal or a timeout, or a test runner that ran no test (completion.py) — or None.
+        A forbidden command that crashed still ran; a required one asked for a finished run."""
+        return incomplete_reason(self.text, self.exit_code, pattern) if self.ran else None
+
+    @property
+    def completed(self) -> bool:
+        """Ran, and nothing says it stopped before its end (no exit code is no such evidence)."""
+        return self.ran and self.unfinished() is None
 
 
 @dataclass(frozen=True)

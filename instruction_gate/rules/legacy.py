@@ -42,8 +42,9 @@ def legacy_rules(task: Any) -> list[Rule]:
 
 def bundle_from_evidence(evidence: Any) -> RunBundle:
     """A bundle carrying only what the reference checks read (gates.Evidence)."""
+    codes = tuple(evidence.exit_codes)
     return RunBundle(
-        commands=tuple(Command(text, i, 0, refused=i in evidence.not_run)
+        commands=tuple(Command(text, i, 0, codes[i] if i < len(codes) else None, refused=i in evidence.not_run)
                        for i, text in enumerate(evidence.commands)),
         policy_events=tuple(PolicyEvent(name, 0, 0) for name in sorted(evidence.event_names)),
         edited_files=tuple(evidence.edited_files), created=None, additions=None, deletions=None,

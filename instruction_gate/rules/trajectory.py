@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from instruction_gate import globs
-from instruction_gate.rules.bundle import RunBundle
+from instruction_gate.rules.bundle import Command, RunBundle
 from instruction_gate.rules.command_match import command_matches
 from instruction_gate.rules.model import MissingEvidence, Outcome, RuleInfo, Target, Verdict
 
@@ -24,10 +24,21 @@ def edit_positions(bundle: RunBundle) -> list[int]:
     return [f.position for f in bundle.file_changes]
 
 
+def not_completed(matched: list[Command], pattern: str) -> str:
+    """"`pytest -q` matched 'pytest' but did not complete (pytest exit 4: usage or collection
+    error)": the last matching command and why; how many others failed alike."""
+    last = matched[-1]
+    text = " ".join(last.text.split())
+    text = text if len(text) <= 80 else text[:79] + "…"
+    more = f"; nor did {len(matched) - 1} earlier matching command(s)" if len(matched) > 1 else ""
+    return f"`{text}` matched {pattern!r} but did not complete ({last.unfinished(pattern)}){more}"
+
+
 @dataclass(frozen=True)
 class CommandRequired:
-    """Some tool command that actually ran matches `pattern` (a Python regex, searched): a command
-    refused, declined, not found (127) or not executable (126) was asked for but never ran."""
+    """Some tool command that ran to completion matches `pattern` (a Python regex, searched): a
+    command refused, declined, not found (127) or not executable (126) was asked for but never
+    ran; one killed, timed out or a test runner that ran no test (completion.py) did not complete."""
 
     info: RuleInfo
     pattern: str
@@ -37,8 +48,11 @@ class CommandRequired:
         return [Target("run")] if in_scope(bundle, self.when_edited) else []
 
     def postcondition(self, bundle: RunBundle, target: Target) -> Verdict:
-        if any(c.ran and command_matches(self.pattern, c.text) for c in bundle.commands):
+        matched = [c for c in bundle.commands if c.ran and command_matches(self.pattern, c.text)]
+        if any(c.unfinished(self.pattern) is None for c in matched):
             return SATISFIED
+        if matched:
+            return Verdict(Outcome.VIOLATED, not_completed(matched, self.pattern))
         return Verdict(Outcome.VIOLATED, f"no command matched {self.pattern!r}")
 
 
@@ -59,8 +73,9 @@ class CommandForbidden:
 
 @dataclass(frozen=True)
 class CommandOrder:
-    """A command matching `command` runs after the last edit (or after the last command matching
-    `after_command`); with `require_success` it must also exit 0."""
+    """A command matching `command` runs to completion (as for CommandRequired) after the last
+    edit (or after the last command matching `after_command`); with `require_success` it must
+    also exit 0."""
 
     info: RuleInfo
     command: str
@@ -82,9 +97,12 @@ class CommandOrder:
         later = [c for c in bundle.commands if c.position > target.value and c.ran and command_matches(self.command, c.text)]
         if not later:
             return Verdict(Outcome.VIOLATED, f"no command matching {self.command!r} after it")
-        if not self.require_success or any(c.exit_code == 0 for c in later):
+        finished = [c for c in later if c.unfinished(self.command) is None]
+        if not finished:
+            return Verdict(Outcome.VIOLATED, not_completed(later, self.command))
+        if not self.require_success or any(c.exit_code == 0 for c in finished):
             return SATISFIED
-        if all(c.exit_code is None for c in later):
+        if all(c.exit_code is None for c in finished):
             raise MissingEvidence("the adapter reported no exit codes")
         return Verdict(Outcome.VIOLATED, f"{self.command!r} ran after it but did not exit 0")
 

@@ -49,11 +49,14 @@ class Integrity:
 
     changes: tuple[SteeringChange, ...]
     mode: str = RESTORE
+    hidden_tests: str = ""  #: the task's hidden tests as index lines (`Stage.hidden_test_info`)
 
     @property
     def restore_info(self) -> str:
-        """Index lines for `Stage.validation_tree` (empty unless restoring)."""
-        return "".join(c.index_line for c in self.changes) if self.mode == RESTORE else ""
+        """Index lines for `Stage.validation_tree`: the restores (when restoring), then the task's
+        hidden tests, which win over whatever the agent left at their paths in either mode."""
+        restores = "".join(c.index_line for c in self.changes) if self.mode == RESTORE else ""
+        return restores + self.hidden_tests
 
     @property
     def left(self) -> list[str]:
@@ -107,8 +110,9 @@ def inspect(stage: Stage, task: Task, start_tree: str, agent_tree: str, mode: st
     """The files the agent changed (from `start_tree`, the input commit's tree, to `agent_tree`,
     the captured tree) that steer `task`'s checks; `installed`: `installed_modules()`."""
     changed = _diff(stage, start_tree, agent_tree)
+    hidden_tests = stage.hidden_test_info.get(task.id, "")
     if not changed:
-        return Integrity((), mode)
+        return Integrity((), mode, hidden_tests)
     targets = check_targets(task)
     added = {p for p, (_, _, status) in changed.items() if status == "A"}
     directories = {d for p in changed if (d := shadow_directory(p, installed if p in added else frozenset()))
@@ -123,4 +127,4 @@ def inspect(stage: Stage, task: Task, start_tree: str, agent_tree: str, mode: st
                      suite=stage.suite_paths, allowed=task.check_files_allowed)
     zero = "0" * len(next(iter(changed.values()))[1])
     return Integrity(tuple(SteeringChange(path, kind, None if changed[path][2] == "A" else changed[path][:2], zero)
-                           for path, kind in sorted(kinds.items())), mode)
+                           for path, kind in sorted(kinds.items())), mode, hidden_tests)

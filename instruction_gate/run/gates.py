@@ -71,6 +71,9 @@ class Evidence:
     #: Positions in `commands` of commands that never ran (refused, declined, exit 126/127):
     #: they may be forbidden, but they never satisfy a required command.
     not_run: frozenset[int] = frozenset()
+    #: Exit code of each command in `commands` (None: not reported): a required command must also
+    #: have completed (rules/completion.py); empty when unknown.
+    exit_codes: tuple[int | None, ...] = ()
     #: Files steering the checks that the agent changed and the policy left in place (`check_files: fail`).
     check_files_left: tuple[str, ...] = ()
 
@@ -82,6 +85,7 @@ def evidence_from(outcome: AdapterOutcome, edited: list[str], patch_applied: boo
     commands = RunBundle.from_events(events).commands
     return Evidence(
         commands=[c.text for c in commands], not_run=frozenset(i for i, c in enumerate(commands) if not c.ran),
+        exit_codes=tuple(c.exit_code for c in commands),
         event_names={str(e["name"]) for e in events if e.get("name") is not None},
         instruction_sources={str(s) for s in sources if isinstance(s, str)},
         edited_files=edited, patch_applied=patch_applied, checks_passed=checks_passed,

@@ -19,10 +19,18 @@ def build_stage(checked: Checked, temp_root: Path | None = None) -> tuple[Stage,
         if checked.contract.holds_code:
             problems = _held_code_problems(checked, stage, problems)
         stage.instruction_texts = instruction_texts(checked.repo, checked.contract)
+        stage.hidden_test_info = hidden_test_info(checked)
     except BaseException:
         stage.close()
         raise
     return stage, problems
+
+
+def hidden_test_info(checked: Checked) -> dict[str, str]:
+    """Per task, index lines putting each hidden test's base blob at its repository path."""
+    tree = checked.contract.base_tree
+    return {t.id: "".join(f"{tree[source].mode} {tree[source].oid}\t{target}\0" for target, source in t.hidden_tests)
+            for t in checked.manifest.tasks if t.hidden_tests}
 
 
 def task_texts(checked: Checked, stage: Stage) -> tuple[dict[str, list[str]], dict[str, str | None]]:

@@ -78,7 +78,8 @@ def run_task(stage: Stage, slot: Slot, task: Task, solution: str | None, artifac
         return runs
     probe = ImportProbe(stage.root)
     start_tree = stage.inputs[(task.id, "base")].tree
-    runs.start = _checks_on(slot, start_tree, task, base_env, env_dir, probe, confinement)
+    runs.start = _checks_on(slot, start_tree, task, base_env, env_dir, probe, confinement,
+                            stage.hidden_test_info.get(task.id, ""))
     if runs.start is None:
         runs.problem = "the suite's files conflict with the starting tree"
         return runs

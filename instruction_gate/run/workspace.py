@@ -64,6 +64,8 @@ class Stage:
         self.inputs: dict[tuple[str, str], InputCommit] = {}
         self.suite_index_info = ""
         self.suite_paths: tuple[str, ...] = ()
+        #: task id -> index lines laying its hidden tests at their repository paths (staging.py)
+        self.hidden_test_info: dict[str, str] = {}
         #: variant -> instruction path -> text, for where a rule is stated (run/rule_sources.py)
         self.instruction_texts: dict[str, dict[str, str]] = {}
 

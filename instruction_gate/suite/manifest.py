@@ -63,11 +63,13 @@ class Task:
     #: files the solution may change although they steer the checks (defaults' globs plus the
     #: task's); run/check_integrity.py leaves them as the agent left them
     check_files_allowed: tuple[str, ...] = ()
+    #: (repository path, suite file) pairs laid over the agent's tree before every check
+    hidden_tests: tuple[tuple[str, str], ...] = ()
 
     def suite_files(self) -> list[str]:
         """Repository files the task itself references (hidden from the agent)."""
         return [p for p in (*self.prompt_files, self.fixture_patch, self.reference_solution,
-                            self.reference_artifacts) if p]
+                            self.reference_artifacts, *(source for _, source in self.hidden_tests)) if p]
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,10 @@ def semantic_problems(data: dict[str, Any], label: str) -> list[str]:
             check_path(task.get(key), f"{where}.{key}")
         for j, turn in _strings(task.get("turns")):
             check_path(turn, f"{where}.turns[{j}]")
+        hidden_tests = task.get("hidden_tests")
+        for target, source in hidden_tests.items() if isinstance(hidden_tests, dict) else ():
+            check_path(target, f"{where}.hidden_tests")
+            check_path(source, f"{where}.hidden_tests[{target!r}]")
         check_globs(task.get("forbidden_globs"), f"{where}.forbidden_globs")
         check_globs(task.get("check_files_allowed"), f"{where}.check_files_allowed")
         problems += check_settings.problems(task, where, label)
@@ -204,6 +210,7 @@ def _build_task(raw: dict[str, Any], defaults: dict[str, Any]) -> Task:
         check_network=bool(raw.get("check_network", defaults.get("check_network", False))),
         reference_artifacts=raw.get("reference_artifacts"),
         check_files_allowed=tuple(defaults.get("check_files_allowed", [])) + tuple(raw.get("check_files_allowed", [])),
+        hidden_tests=tuple(sorted(raw.get("hidden_tests", {}).items())),
     )
 
 

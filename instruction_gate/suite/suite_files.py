@@ -64,6 +64,7 @@ def missing_suite_files(manifest: Manifest, base_tree: Tree, label: str, repo: P
         names = [("prompt_file", task.prompt_files[0])] + [(f"turns[{j}]", p) for j, p in enumerate(task.prompt_files[1:])]
         names += [("fixture_patch", task.fixture_patch), ("reference_solution", task.reference_solution),
                   ("reference_artifacts", task.reference_artifacts)]
+        names += [(f"hidden_tests[{target!r}]", source) for target, source in task.hidden_tests]
         for key, path in names:
             if path and path not in base_tree:
                 problems.append(f"{where}.{key}: {path} does not exist at the base commit")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from instruction_gate.verdict import check_health, impact, spending_compare, stats
+from instruction_gate.verdict import blind_gates, check_health, impact, spending_compare, stats
 from instruction_gate.verdict import digest as digests
+from instruction_gate.verdict.blind_gates import BlindGate
 from instruction_gate.verdict.decision import Decision, decide
 from instruction_gate.verdict.hardgates import HardFinding, classify
 from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
@@ -54,6 +55,8 @@ class Comparison:
     spending: dict[str, Any] = field(default_factory=dict)  #: sequential stop, budget, cost (spending_compare)
     impact: dict[str, Any] | None = None  #: the runner's impact block (which tasks could see the change)
     digest: digests.Digest | None = None  #: behaviour changes and their instruction lines (digest.py)
+    #: hard gates a task failed in every valid base run: the suite cannot see them change (blind_gates.py)
+    blind_gates: list[BlindGate] = field(default_factory=list)
 
     def metric(self, name: str) -> MetricResult:
         return next(m for m in self.metrics if m.spec.name == name)
@@ -116,13 +119,14 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     findings = classify(results, policy)
     found = provenance(pairing)
     comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,
-                            Decision("error", 3, ""), spending)
+                            Decision("error", 3, ""), spending, blind_gates=blind_gates.find(results, policy))
     comparison.power = power_for(comparison.metric("resolved"), pairing, policy)
     comparison.impact = impact.view(results.headers)
     if not results.runs and not load_problems and nothing_affected(results.headers):
         comparison.decision = impact.no_task_decision(comparison.impact, policy)
         return comparison
-    warnings = provenance_warnings(found) + evidence_warnings + impact.outran(comparison.impact, results.runs)
+    warnings = (provenance_warnings(found) + evidence_warnings + impact.outran(comparison.impact, results.runs)
+                + blind_gates.warnings(comparison.blind_gates))
     comparison.decision = decide(pairing, metrics, findings, policy, warnings,
                                  load_problems, evidence_problems, check_health.break_note(breaks))
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)

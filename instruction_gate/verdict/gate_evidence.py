@@ -1,9 +1,10 @@
 """Evidence a reviewer can act on, per hard-gate finding, from the run records alone.
 
 Command gates name the commands that came closest to a required pattern (or say that no
-command ran), the commands that matched a forbidden one, and the instruction line that states
-the rule (`rule_sources`, recorded per variant by the runner); a failing required check names
-the check and the last lines of its output; forbidden edits list the paths.
+command ran, or which matching command ran but did not complete), the commands that matched a
+forbidden one, and the instruction line that states the rule (`rule_sources`, recorded per
+variant by the runner); a failing required check names the check and the last lines of its
+output; forbidden edits list the paths.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 from difflib import SequenceMatcher
 from typing import Any
 
+from instruction_gate.rules.bundle import RunBundle
 from instruction_gate.rules.command_match import command_matches
 
 SHOWN_COMMANDS = 2
@@ -38,8 +40,22 @@ def _where(pattern: str, run: dict[str, Any], partner: dict[str, Any] | None) ->
     return ""
 
 
+def _unfinished(pattern: str, run: dict[str, Any]) -> str | None:
+    """The last command matching `pattern` that ran but did not complete, and why (completion.py)."""
+    events = [e for e in run.get("events") or [] if isinstance(e, dict)]
+    try:
+        matched = [c for c in RunBundle.from_events(events).commands
+                   if c.ran and command_matches(pattern, c.text) and c.unfinished(pattern)]
+    except re.error:
+        return None
+    return f"{_quote(matched[-1].text)} ({matched[-1].unfinished(pattern)})" if matched else None
+
+
 def missing_command(pattern: str, run: dict[str, Any], partner: dict[str, Any] | None) -> str:
     commands = list(dict.fromkeys(commands_run(run)))
+    unfinished = _unfinished(pattern, run)
+    if unfinished:
+        return f"{pattern}: ran but did not complete: {unfinished}{_where(pattern, run, partner)}"
     if not commands:
         return f"{pattern}: no command ran{_where(pattern, run, partner)}"
     closest = sorted(commands, key=lambda c: -SequenceMatcher(None, pattern, c).ratio())[:SHOWN_COMMANDS]

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import random
 import re
+from dataclasses import replace
 from pathlib import Path
 
 from instruction_gate.run import gates
 
 from instruction_gate import globs
+from instruction_gate.rules.completion import incomplete_reason
 from instruction_gate.run.adapter import AdapterOutcome
 from instruction_gate.suite.manifest import Task
 
@@ -22,10 +24,13 @@ FIELDS = ("forbidden_files", "missing_commands", "forbidden_commands", "missing_
 
 
 def previous_fields(task: Task, ev: gates.Evidence) -> dict[str, list[str]]:
-    # Only commands that ran count for required patterns (a refused or not-found one never does).
-    ran = [c for i, c in enumerate(ev.commands) if i not in ev.not_run]
+    # Only commands that ran count for required patterns (a refused or not-found one never does),
+    # and only when they completed (a crashed or killed one asked for work it never finished).
+    codes = dict(enumerate(ev.exit_codes))
+    ran = [(c, codes.get(i)) for i, c in enumerate(ev.commands) if i not in ev.not_run]
     return {
-        "missing_commands": [p for p in task.required_command_patterns if not any(re.search(p, c) for c in ran)],
+        "missing_commands": [p for p in task.required_command_patterns
+                             if not any(re.search(p, c) and incomplete_reason(c, code, p) is None for c, code in ran)],
         "forbidden_commands": [p for p in task.forbidden_command_patterns if any(re.search(p, c) for c in ev.commands)],
         "forbidden_files": globs.filter_paths(ev.edited_files, task.forbidden_globs),
         "missing_events": sorted(set(task.required_events) - ev.event_names),
@@ -49,6 +54,8 @@ PATHS = ["src/a.py", ".github/workflows/ci.yml", "infra/prod/main.tf", "src/bill
 GLOBS = [".github/workflows/**", "infra/prod/**", "src/billing/**", "migrations/**", "**/*.md", "src/*.py"]
 EVENTS = ["approval_requested", "policy_opened", "verification_run"]
 SOURCES = ["AGENTS.md", "services/payments/AGENTS.override.md", "CLAUDE.md"]
+#: Completed (None, 0, 1) and not completed for pytest (4, 5) or any command (137, -15).
+EXIT_CODES = [None, 0, 1, 4, 5, 137, -15]
 
 
 def random_case(rng: random.Random) -> tuple[Task, gates.Evidence]:
@@ -60,16 +67,18 @@ def random_case(rng: random.Random) -> tuple[Task, gates.Evidence]:
                 forbidden_command_patterns=tuple(some(PATTERNS)), forbidden_globs=tuple(some(GLOBS)),
                 required_events=tuple(some(EVENTS)), required_instruction_sources=tuple(some(SOURCES)),
                 timeout_seconds=10, max_tool_calls=None, max_provider_cost_usd=None, check_timeout_seconds=10)
-    evidence = gates.Evidence(commands=some(COMMANDS, 5), event_names=set(some(EVENTS)),
+    commands = some(COMMANDS, 5)
+    evidence = gates.Evidence(commands=commands, event_names=set(some(EVENTS)),
                               instruction_sources=set(some(SOURCES)), edited_files=some(PATHS, 4),
-                              patch_applied=True, checks_passed=True)
+                              patch_applied=True, checks_passed=True,
+                              exit_codes=tuple(rng.choice(EXIT_CODES) for _ in commands))
     return task, evidence
 
 
 def test_same_fields_and_failures_on_random_inputs():
     rng = random.Random(20240601)
     completed = gates.Classification(None, None)
-    differing = 0
+    differing = unfinished = 0
     for _ in range(3000):
         task, evidence = random_case(rng)
         expected = previous_fields(task, evidence)
@@ -77,7 +86,10 @@ def test_same_fields_and_failures_on_random_inputs():
         assert {f: got[f] for f in FIELDS} == expected
         assert got["hard_failures"] == previous_failures(expected)
         differing += bool(got["hard_failures"])
+        unknown_codes = previous_fields(task, replace(evidence, exit_codes=()))
+        unfinished += unknown_codes["missing_commands"] != expected["missing_commands"]
     assert differing > 500 and 3000 - differing > 50  # the inputs exercise both passing and failing runs
+    assert unfinished > 50  # ... and required commands that ran but did not complete
 
 
 def _events(run_dir: Path) -> list[dict]:

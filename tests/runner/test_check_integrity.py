@@ -268,7 +268,7 @@ def test_validate_tasks_judges_the_reference_solution_as_the_restore_leaves_it(g
                      "evals/manifest.json": json.dumps(manifest_data)}, "suite")
     out = git_repo.path.parent / "validation.json"
     main(["validate-tasks", "--repo", str(git_repo.path), "--manifest", str(git_repo.path / "evals/manifest.json"),
-          "--json", str(out)])
+          "--json", str(out), "--no-base-arm"])
     capsys.readouterr()
     status = {t["task_id"]: t["status"] for t in json.loads(out.read_text())["tasks"]}
     assert status == {"restored": "broken", "allowed": "valid"}

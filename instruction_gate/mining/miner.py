@@ -1,0 +1,103 @@
+"""Mining end to end: candidates -> task files on the base -> validation in batches -> suite.
+
+Shared by `mine` (history) and `new-task --from-commit` (one commit a maintainer picks).
+Candidates are validated in batches until enough are kept or the time budget is spent; each
+batch is one scratch commit and one stage (mining/validation.py).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from instruction_gate import git
+from instruction_gate.agents.loading import names_of
+from instruction_gate.errors import ConfigError
+from instruction_gate.mining import entries, materials, proposals, selection, suite_writer, validation
+from instruction_gate.mining.history import Candidate
+from instruction_gate.mining.report import MiningReport, Row
+from instruction_gate.run.sandbox import Sandbox
+
+
+@dataclass(frozen=True)
+class Settings:
+    repo: Path
+    base: str  #: a full commit id
+    suite_dir: str  #: repository-relative directory of the suite's task folders
+    manifest_path: Path
+    env_dir: Path | None
+    mechanism: Sandbox
+    readable: tuple[Path, ...] = ()
+    max_tasks: int = 8
+    budget_seconds: float = 18 * 60
+    temp_dir: Path | None = None
+    write: bool = True
+
+
+def _instruction_paths(tree_paths: list[str]) -> list[str]:
+    names = names_of("all")
+    return sorted(p for p in tree_paths if p.rsplit("/", 1)[-1] in names)
+
+
+def _existing(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    from instruction_gate.suite import manifest as manifest_mod  # checked like any manifest before extending it
+
+    manifest_mod.load(path)
+    return json.loads(path.read_text()) if path.suffix == ".json" else None
+
+
+def mine(settings: Settings, candidates: list[Candidate], rows: list[Row], scanned: int,
+         progress: Callable[[str], None]) -> MiningReport:
+    started = time.monotonic()
+    repo, base = settings.repo, settings.base
+    existing = _existing(settings.manifest_path)
+    if settings.manifest_path.suffix != ".json" and settings.manifest_path.exists():
+        raise ConfigError(f"{settings.manifest_path}: mined tasks are added to JSON manifests only; name a .json --manifest")
+    tree_paths = git.split_z(git.out("ls-tree", "-r", "-z", "--name-only", base, cwd=repo))
+    proposed = proposals.propose(repo, base)
+    required, gate_sources = proposals.required_test_command(proposed)
+    instruction_paths = _instruction_paths(tree_paths)
+    fresh = suite_writer.new_manifest(instruction_paths, set(tree_paths), proposed, gate_sources)
+    ordered = selection.spread(candidates, selection.instruction_directories(tree_paths))
+    posed: list[tuple[Candidate, dict[str, Any], dict[str, bytes]]] = []
+    for candidate in ordered:
+        try:
+            task, files = entries.entry(materials.build(repo, candidate, base), settings.suite_dir, required)
+        except materials.NotPosable as exc:
+            rows.append(Row(candidate.sha, candidate.subject, "not-posable", str(exc)))
+            continue
+        posed.append((candidate, task, files))
+    kept: list[tuple[dict[str, Any], dict[str, bytes]]] = []
+    queue = list(posed)
+    while queue and len(kept) < settings.max_tasks:
+        if time.monotonic() - started > settings.budget_seconds:
+            break
+        batch, queue = queue[: max(2, settings.max_tasks - len(kept))], queue[max(2, settings.max_tasks - len(kept)):]
+        manifest = {**fresh, "tasks": [task for _, task, _ in batch]}
+        files = {path: content for _, _, f in batch for path, content in f.items()}
+        outcomes = {o.task_id: o for o in validation.validate(repo, base, manifest, files, settings.env_dir,
+                                                              settings.mechanism, settings.readable,
+                                                              settings.temp_dir, progress)}
+        for candidate, task, task_files in batch:
+            outcome = outcomes[task["id"]]
+            rows.append(Row(candidate.sha, candidate.subject, "kept" if outcome.kept else "dropped", outcome.reason,
+                            task["id"], round(outcome.seconds, 1), task["origin"]["flags"]))
+            if outcome.kept and len(kept) < settings.max_tasks:
+                kept.append((task, task_files))
+    for candidate, task, _ in queue:
+        rows.append(Row(candidate.sha, candidate.subject, "not-validated",
+                        "enough tasks were kept" if len(kept) >= settings.max_tasks else "the time budget was spent",
+                        task["id"]))
+    report = MiningReport(scanned, rows, proposed, 0.0)
+    if settings.write and kept:
+        manifest, added = suite_writer.merged(existing, fresh, [task for task, _ in kept])
+        written = {p: c for task, f in kept if task["id"] in added for p, c in f.items()}
+        suite_writer.write(repo, settings.manifest_path, manifest, written)
+        report.written = added
+    report.seconds = time.monotonic() - started
+    return report

@@ -1,0 +1,67 @@
+"""mine: fix commits become validated tasks on today's base; every other commit is accounted for."""
+
+from __future__ import annotations
+
+import json
+
+from instruction_gate.cli import main
+from tests.mining import history_repo
+
+
+def _mine(repo, *extra: str) -> tuple[int, dict]:
+    code = main(["mine", "--repo", str(repo.path), *extra])
+    return code, json.loads((repo.path / "evals/instructions/mining-report.json").read_text())
+
+
+def test_a_fix_becomes_a_task_and_every_other_commit_has_its_reason(git_repo, capsys):
+    shas = history_repo.build(git_repo)
+    code, report = _mine(git_repo)
+    assert code == 0, capsys.readouterr().err
+    rows = {r["commit"]: r for r in report["rows"]}
+    assert rows[shas["fix"]]["status"] == "kept"
+    assert rows[shas["docs"]]["status"] == "not-a-candidate"
+    assert rows[shas["no_tests"]]["reason"] == "changes no test module"
+    assert rows[shas["vacuous"]]["reason"].startswith("the tests pass without the fix")
+    assert rows[shas["timing"]]["reason"].startswith("timing-dependent test (tests/test_clock.py::test_now")
+    # The fix changed mul's line; a later commit changed it again, so it no longer reverts on today's code.
+    assert rows[shas["stale"]]["reason"].startswith("the fix no longer reverts cleanly at the base")
+    assert (report["kept"], report["validated"], report["candidates"], report["yield"]) == (1, 2, 4, 0.5)
+
+    manifest = json.loads((git_repo.path / "evals/instructions/manifest.json").read_text())
+    (task,) = manifest["tasks"]
+    assert task["origin"] == {"commit": shas["fix"], "subject": "Fix add returning the difference (#12)",
+                              "prompt_reviewed": False, "flags": []}
+    assert task["checks"] == [["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_calc.py::test_add"]]
+    assert task["required_command_patterns"] == [r"\bpytest\b"]
+    assert manifest["gate_sources"] == {"required_command_missing": "AGENTS.md:3"}
+    assert {"kind": "command_forbidden", "pattern": r"\bpip\ install\b"}.items() <= manifest["rules"][0].items()
+    folder = git_repo.path / "evals/instructions/tasks" / task["id"]
+    prompt = (folder / "prompt.md").read_text()
+    assert "Fix add returning the difference." in prompt and "#12" not in prompt
+    assert "return a + b" not in prompt and "pytest -q" not in prompt  # no diff, no way to verify
+    hidden = folder / "hidden/tests/test_calc.py.hidden"  # a name the project's pytest never collects
+    assert "def test_add" in hidden.read_text()
+    assert "-    return a + b\n+    return a - b" in (folder / "fixture.patch").read_text()
+    assert "+    return a + b" in (folder / "solution.patch").read_text()
+    # The suite's copy is not collected by the project's own test run.
+    assert main(["validate-tasks", "--repo", str(git_repo.path), "--manifest",
+                 str(git_repo.path / "evals/instructions/manifest.json")]) == 2  # not committed yet: base lacks it
+
+
+def test_mining_twice_adds_nothing_new_and_dry_run_writes_no_task(git_repo, capsys):
+    history_repo.build(git_repo)
+    assert _mine(git_repo, "--dry-run")[0] == 0
+    assert not (git_repo.path / "evals/instructions/manifest.json").exists()
+    _mine(git_repo)
+    first = (git_repo.path / "evals/instructions/manifest.json").read_text()
+    _, report = _mine(git_repo)
+    assert report["written"] == [] and (git_repo.path / "evals/instructions/manifest.json").read_text() == first
+
+
+def test_new_task_from_a_commit_that_is_not_a_fix_is_refused_by_name(git_repo, capsys):
+    shas = history_repo.build(git_repo)
+    assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["docs"]]) == 2
+    assert "--from-commit: " + shas["docs"] in capsys.readouterr().err
+    assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"]]) == 0
+    manifest = json.loads((git_repo.path / "evals/instructions/manifest.json").read_text())
+    assert [t["origin"]["commit"] for t in manifest["tasks"]] == [shas["fix"]]
