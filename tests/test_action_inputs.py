@@ -86,7 +86,7 @@ def test_mutate_mode_needs_no_candidate(tmp_path):
 
 
 @pytest.mark.parametrize("env, message", [
-    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, blame, baseline or validate-tasks, got 'bisect'"),
+    ({"MODE": "bisect"}, "mode: expected changes, validate, evaluate, compare, all, mutate, blame, baseline, validate-tasks or mine, got 'bisect'"),
     ({"MODE": "blame", "BLAME": "yes"}, "blame: expected 'true', 'false' or 'policy', got 'yes'"),
     ({"REUSE_BASE_RUNS": "yes"}, "reuse-base-runs: expected 'true' or 'false', got 'yes'"),
     ({"CACHE_BACKEND": "s3"}, "baseline-cache-backend: expected actions-cache or directory, got 's3'"),

@@ -177,3 +177,18 @@ def test_validate_tasks_mode_names_the_tasks_that_are_not_valid(tmp_path, tasks_
 def test_validate_tasks_mode_that_never_ran_is_an_error(tmp_path):
     code, outputs, _ = _run(tmp_path, {"MODE": "validate-tasks", "OUTPUT_DIR": str(tmp_path)})
     assert code == 3 and outputs["exit-reason"].startswith("task validation did not run")
+
+
+@pytest.mark.parametrize("mine_exit, verdict", [("0", "pass"), ("1", "fail"), ("3", "error")])
+def test_mine_mode_reports_what_was_kept_and_written(tmp_path, mine_exit, verdict):
+    (tmp_path / "mining-report.json").write_text(json.dumps({"kept": 2, "validated": 5, "written": ["fix-a"]}))
+    code, outputs, _ = _run(tmp_path, {"MODE": "mine", "OUTPUT_DIR": str(tmp_path), "MINE_EXIT": mine_exit})
+    assert code == int(mine_exit) and outputs["verdict"] == verdict
+    assert outputs["summary-path"] == str(tmp_path / "mining-report.md")
+    if mine_exit != "3":
+        assert outputs["exit-reason"] == "mining: 2 task(s) kept of 5 validated, 1 written"
+
+
+def test_mine_mode_that_never_ran_is_an_error(tmp_path):
+    code, outputs, _ = _run(tmp_path, {"MODE": "mine", "OUTPUT_DIR": str(tmp_path)})
+    assert code == 3 and outputs["exit-reason"].startswith("mining did not run")

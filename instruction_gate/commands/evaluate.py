@@ -160,7 +160,10 @@ def _locked(args: argparse.Namespace, command: str, shard: tuple[int, int], opti
               "held_fixed": list(contract.held_fixed),
               "isolation": confinement.label, "output_limits": chosen.limits.as_record(),
               "instruction_hunks": instruction_hunks(args.repo, contract),
-              "gate_sources": gate_sources(manifest, {s.task.id for s in specs})}
+              "gate_sources": gate_sources(manifest, {s.task.id for s in specs}),
+              # mined tasks whose prompt no one has read yet (compare warns)
+              "unreviewed_prompts": sorted({s.task.id for s in specs
+                                            if (s.task.raw.get("origin") or {}).get("prompt_reviewed") is False})}
     if contract.holds_code:
         say(validate.held_fixed_line(contract.held_fixed), file=sys.stderr)
     if analysed:

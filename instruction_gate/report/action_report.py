@@ -23,10 +23,11 @@ EXIT_MEANINGS = {0: "pass", 1: "gate failure", 2: "usage or configuration error"
 #: Which stages each mode runs, in order.
 MODE_STAGES = {"changes": ("changes",), "validate": ("validate",), "evaluate": ("evaluate",),
                "compare": ("compare",), "all": ("validate", "evaluate", "compare"),
-               "mutate": ("mutate",), "baseline": ("baseline",), "validate-tasks": ("tasks",), "blame": ("blame",)}
+               "mutate": ("mutate",), "baseline": ("baseline",), "validate-tasks": ("tasks",), "blame": ("blame",),
+               "mine": ("mine",)}
 STAGE_TITLES = {"changes": "change detection", "validate": "static contract", "evaluate": "paired evaluation",
                 "compare": "compare", "mutate": "mutation testing", "baseline": "baseline recording",
-                "tasks": "task validation", "blame": "blame"}
+                "tasks": "task validation", "blame": "blame", "mine": "mining"}
 #: Stages run by the action's one "Agent runs" step (its exit code is AGENT_RUNS_EXIT).
 AGENT_STAGES = ("evaluate", "mutate", "baseline", "blame")
 LOG_TAIL_LINES = 40
@@ -83,7 +84,7 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
             return Outcome(3, f"{title} did not run: an earlier step of the action failed", "error", stopped_at=stage)
         # A shard's hard-gate regressions are data for compare, not a failure of the shard.
         stage_failed = code not in (0, 1) if stage == "evaluate" else code != 0
-        if stage in ("compare", "mutate", "tasks"):
+        if stage in ("compare", "mutate", "tasks", "mine"):
             break
         if stage == "validate" and code == 1 and codes.get("lint") == 1:
             return _lint_outcome(output_dir)
@@ -97,6 +98,8 @@ def decide(mode: str, codes: Mapping[str, int | None], output_dir: Path | None) 
         return _mutate_outcome(codes["mutate"], output_dir)
     if mode == "validate-tasks":
         return _tasks_outcome(codes["tasks"], output_dir)
+    if mode == "mine":
+        return _mine_outcome(codes["mine"], output_dir)
     if "compare" not in MODE_STAGES[mode]:
         return _with_cache_counts(Outcome(0, f"{STAGE_TITLES[MODE_STAGES[mode][0]]} finished"), output_dir)
     return _with_cache_counts(_compare_outcome(codes["compare"], output_dir), output_dir)
@@ -116,6 +119,19 @@ def _tasks_outcome(code: int, output_dir: Path | None) -> Outcome:
                        failing_tasks=bad, **paths)
     meaning = EXIT_MEANINGS.get(code, "unexpected exit, see the step's log")
     return Outcome(code if code in (2, 3) else 3, f"task validation exited {code}: {meaning}", "error", **paths)
+
+
+def _mine_outcome(code: int, output_dir: Path | None) -> Outcome:
+    """mine: 0 tasks kept (written into the checkout), 1 none kept, else an error."""
+    report = _read_json(output_dir / "mining-report.json" if output_dir else None) or {}
+    paths = {"summary_path": str(output_dir / "mining-report.md"),
+             "summary_json_path": str(output_dir / "mining-report.json")} if output_dir else {}
+    if code in (0, 1):
+        said = (f"mining: {report.get('kept', 0)} task(s) kept of {report.get('validated', 0)} validated, "
+                f"{len(report.get('written') or [])} written")
+        return Outcome(code, said, "pass" if code == 0 else "fail", **paths)
+    meaning = EXIT_MEANINGS.get(code, "unexpected exit, see the step's log")
+    return Outcome(code if code in (2, 3) else 3, f"mining exited {code}: {meaning}", "error", **paths)
 
 
 def _read_json(path: Path | None) -> dict[str, Any] | None:
@@ -228,7 +244,7 @@ def main(env: Mapping[str, str] = os.environ) -> int:
         outcome = Outcome(2, "the action's inputs were refused: see the errors of its 'Check inputs' step", "error")
     else:
         codes = {stage: _code(env.get(f"{stage.upper()}_EXIT"))
-                 for stage in ("changes", "validate", "lint", "tasks", "compare")}
+                 for stage in ("changes", "validate", "lint", "tasks", "compare", "mine")}
         codes.update({stage: _code(env.get("AGENT_RUNS_EXIT")) for stage in AGENT_STAGES if stage in MODE_STAGES.get(mode, ())})
         outcome = decide(mode, codes, output_dir)
     _append(env.get("GITHUB_OUTPUT"), "".join(output_line(k, v) for k, v in outcome.outputs().items()))

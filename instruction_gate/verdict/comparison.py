@@ -86,6 +86,17 @@ def provenance(pairing: Pairing) -> dict[str, dict[str, list[str]]]:
     return found
 
 
+def unreviewed_prompts(headers: list[dict]) -> list[str]:
+    """Mined tasks whose prompt no maintainer has read yet (`origin.prompt_reviewed`): the
+    evidence is as good as prompts written from commit messages."""
+    ids = sorted({t for h in headers for t in (h.get("unreviewed_prompts") or [])})
+    if not ids:
+        return []
+    shown = ", ".join(ids[:5]) + (f", +{len(ids) - 5} more" if len(ids) > 5 else "")
+    return [f"{len(ids)} task prompt(s) written from commit messages are not reviewed yet "
+            f"(origin.prompt_reviewed: false): {shown}"]
+
+
 def provenance_warnings(found: dict[str, dict[str, list[str]]]) -> list[str]:
     """Arms run by different agents or models are not comparable: say so loudly."""
     return [f"{name} differs between arms: base {arms['base']} vs candidate {arms['candidate']}"
@@ -126,7 +137,7 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
         comparison.decision = impact.no_task_decision(comparison.impact, policy)
         return comparison
     warnings = (provenance_warnings(found) + evidence_warnings + impact.outran(comparison.impact, results.runs)
-                + blind_gates.warnings(comparison.blind_gates))
+                + blind_gates.warnings(comparison.blind_gates) + unreviewed_prompts(results.headers))
     comparison.decision = decide(pairing, metrics, findings, policy, warnings,
                                  load_problems, evidence_problems, check_health.break_note(breaks))
     spending_compare.apply_budget_stop(comparison.decision, policy, spending)
