@@ -97,8 +97,14 @@ def build(repo: Path, candidate: Candidate, base: str) -> Materials:
     fixture = git.out("diff", "--binary", "--full-index", sha, parent, "--", *paths, cwd=repo)
     base_tree = git.out("rev-parse", f"{base}^{{tree}}", cwd=repo).strip()
     start, why = _tree_with(repo, base_tree, fixture)
-    if start is None:
-        raise NotPosable(f"the fix no longer reverts cleanly at the base ({why})")
+    flags = []
+    if start is None:  # the tests moved on more than the code: revert the code alone
+        code_only = git.out("diff", "--binary", "--full-index", sha, parent, "--", *candidate.code_files, cwd=repo)
+        start, _ = _tree_with(repo, base_tree, code_only)
+        if start is None:
+            raise NotPosable(f"the fix no longer reverts cleanly at the base ({why})")
+        flags.append("the fix's test changes no longer revert on the base, so the agent sees the tests that "
+                     "check it (the checks still run the base's copies)")
     for path in candidate.code_files:  # a three-way merge can leave code that no longer parses
         text = _text(repo, f"{start}:{path}")
         if text is not None and not _parses(text):
@@ -108,7 +114,6 @@ def build(repo: Path, candidate: Candidate, base: str) -> Materials:
     solution = git.out("diff", "--full-index", start, base_tree, "--", *candidate.code_files, cwd=repo)
     if not solution.strip():
         raise NotPosable("the fix's code change is no longer visible at the base")
-    flags = []
     forward = git.out("diff", parent, sha, "--", *candidate.code_files, cwd=repo)
     created = created_names(forward)
     imported = set().union(*(imported_names(text.decode("utf-8", "replace")) for text in hidden.values()))

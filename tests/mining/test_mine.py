@@ -65,3 +65,16 @@ def test_new_task_from_a_commit_that_is_not_a_fix_is_refused_by_name(git_repo, c
     assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"]]) == 0
     manifest = json.loads((git_repo.path / "evals/instructions/manifest.json").read_text())
     assert [t["origin"]["commit"] for t in manifest["tasks"]] == [shas["fix"]]
+
+
+def test_a_fix_whose_tests_moved_on_is_posed_with_the_code_reverted_alone_and_flagged(git_repo, capsys):
+    shas = history_repo.build(git_repo)
+    # The fix's test lines are rewritten later; its code line is not.
+    test_now = (git_repo.path / "tests/test_calc.py").read_text()
+    git_repo.commit({"tests/test_calc.py": test_now.replace("assert add(2, 3) == 5", "assert add(2, 3) == 5, 'sum'")},
+                    "Tidy tests")
+    main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"]])
+    report = json.loads((git_repo.path / "evals/instructions/mining-report.json").read_text())
+    (row,) = report["rows"]
+    assert row["status"] == "kept"
+    assert any("the agent sees the tests that check it" in flag for flag in row["flags"])
