@@ -117,11 +117,25 @@ def test_the_example_suite_validates_clean(tmp_path, capsys):
     demo = demo_repo.build(tmp_path / "demo", demo_repo.resolve_candidate("benign"))
     out = tmp_path / "validation.json"
     code = main(["validate-tasks", "--repo", str(demo.path), "--manifest", str(demo.suite / "manifest.json"),
-                 "--base", demo.base, "--json", str(out)])
+                 "--base", demo.base, "--json", str(out), "--no-base-arm"])
     table = capsys.readouterr().out
     assert code == 0, table
     rows = json.loads(out.read_text())["tasks"]
     assert len(rows) == 9 and {r["status"] for r in rows} == {"valid"}
+
+
+def test_the_example_suite_sees_what_it_gates(tmp_path, capsys):
+    # Two tasks of different shapes (a bug fix with a required pytest, a docs negative control).
+    demo = demo_repo.build(tmp_path / "demo", demo_repo.resolve_candidate("benign"))
+    out = tmp_path / "validation.json"
+    code = main(["validate-tasks", "--repo", str(demo.path), "--manifest", str(demo.suite / "manifest.json"),
+                 "--base", demo.base, "--json", str(out), "--jobs", "2",
+                 "--tasks", "bug-tax-rounding", "docs-typo-negative-control"])
+    table = capsys.readouterr().out
+    assert code == 0, table
+    arms = {r["task_id"]: r["base_arm"] for r in json.loads(out.read_text())["tasks"]}
+    assert arms["bug-tax-rounding"]["blind"] == [] and "required_command:pytest" in arms["bug-tax-rounding"]["satisfied"]
+    assert {"command": "python -m pytest -q", "exit_code": 0} in arms["bug-tax-rounding"]["commands"]
 
 
 def test_unknown_task_and_missing_env_dir_are_usage_errors(git_repo, tmp_path, capsys):

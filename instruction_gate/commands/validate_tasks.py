@@ -41,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter", help="agent of the base-arm runs (default: the offline reference agent)")
     parser.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
                         help="passed to that adapter (repeatable)")
+    parser.add_argument("--jobs", type=int, default=1, help="base-arm runs executed concurrently (default 1)")
     parser.add_argument("--no-base-arm", action="store_true",
                         help="only the checks: skip the base-arm runs that show whether the suite can see what it gates")
     check_sandbox.add_arguments(parser)
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     arms = None
     if not args.no_base_arm and any(v.status == "valid" for v in verdicts):
         say("base arm: one run per task with the base instructions, one without", file=sys.stderr, flush=True)
-        extra = [a for o in args.adapter_option for a in ("--adapter-option", o)]
+        extra = [a for o in args.adapter_option for a in ("--adapter-option", o)] + ["--jobs", str(args.jobs)]
         extra += ["--tasks", *args.tasks] if args.tasks else []
         extra += ["--check-env-dir", str(env_dir)] if env_dir else []
         extra += ["--unisolated"] if args.unisolated else []
