@@ -27,9 +27,15 @@ from instruction_gate import git, proc
 from instruction_gate.errors import NotEvaluatedError
 
 #: Files that decide the environment; their content is the epoch's key.
-DEPENDENCY_FILES = re.compile(r"^(pyproject\.toml|setup\.py|setup\.cfg|uv\.lock|poetry\.lock|pdm\.lock|"
-                              r"(dev-|test-)?requirements[^/]*\.(txt|in)|requirements/[^/]+\.txt)$")
-BUILDER_VERSION = "1"
+DEPENDENCY_FILES = re.compile(r"^(pyproject\.toml|setup\.py|setup\.cfg|uv\.lock|poetry\.lock|pdm\.lock|pytest\.ini|tox\.ini|"
+                              r"(dev-|test-)?requirements[^/]*\.(txt|in)|requirements/[^/]+\.txt|"
+                              r"(tests?|testing)/requirements[^/]*\.txt)$")
+#: Options a project's pytest configuration may pass on every run, and the plugin that reads them:
+#: without it every check ends "unrecognized arguments" (exit 4).
+PYTEST_PLUGINS = {r"--cov\b": "pytest-cov", r"--timeout\b": "pytest-timeout", r"(^|\s)-n\s|--numprocesses\b": "pytest-xdist",
+                  r"--benchmark": "pytest-benchmark", r"--reruns\b": "pytest-rerunfailures", r"--mypy\b": "pytest-mypy",
+                  r"--doctest-glob|--doctest-modules": "", r"--asyncio-mode|asyncio_mode": "pytest-asyncio"}
+BUILDER_VERSION = "2"
 STEP_TIMEOUT_SECONDS = 900
 
 
@@ -77,6 +83,15 @@ def _groups_and_extras(pyproject: Path) -> tuple[list[str], list[str]]:
     return extras, groups
 
 
+def plugins_named(source: Path) -> list[str]:
+    """pytest plugins the project's own pytest configuration needs (its addopts and settings)."""
+    text = ""
+    for name in ("pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"):
+        if (source / name).is_file():
+            text += (source / name).read_text(errors="replace") + "\n"
+    return [package for pattern, package in PYTEST_PLUGINS.items() if re.search(pattern, text)]
+
+
 def build(repo: Path, base: str, cache: Path | None = None) -> tuple[Path, EnvPlan, bool]:
     """The environment for `base` (built, or reused), its plan, and whether it was reused."""
     env_plan = plan(repo, base)
@@ -108,6 +123,8 @@ def build(repo: Path, base: str, cache: Path | None = None) -> tuple[Path, EnvPl
                       "installing the project's dependencies (pyproject.toml)")
             for requirements in (f for f in env_plan.files if f.endswith(".txt")):
                 _step([*pinned, "-r", requirements], source, env, f"installing {requirements}")
-        _step([uv, "pip", "install", "--python", python, "pytest"], source, env, "installing pytest")
+        plugins = sorted({p for p in plugins_named(source) if p})
+        _step([uv, "pip", "install", "--python", python, "pytest", *plugins], source, env,
+              "installing pytest" + (f" and the plugins its configuration names ({', '.join(plugins)})" if plugins else ""))
     (target / ".complete").write_text(f"{env_plan.tooling} {' '.join(env_plan.files)}\n")
     return target, env_plan, False
