@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
                             confinement)
             verdict = judge(runs, signatures)
             verdicts.append(Verdict(verdict.task_id, verdict.status, redact(verdict.reason), redact(verdict.tail)))
-            say(f"{task.id}: {verdict.status}", file=sys.stderr, flush=True)
+            say(f"{task.id}: checks {verdict.status}", file=sys.stderr, flush=True)
     finally:
         stage.close()
     arms = None

@@ -34,7 +34,8 @@ def entry(materials: Materials, suite_dir: str, required_commands: tuple[str, ..
     identifier = task_id(materials)
     folder = posixpath.join(suite_dir, "tasks", identifier)
     candidate = materials.candidate
-    prompt, prompt_flags = write_prompt(candidate.subject, candidate.body, materials.node_ids)
+    visible = any("the agent sees the tests" in flag for flag in materials.flags)
+    prompt, prompt_flags = write_prompt(candidate.subject, materials.node_ids, visible)
     files = {f"{folder}/prompt.md": prompt.encode(), f"{folder}/fixture.patch": materials.fixture_patch.encode(),
              f"{folder}/solution.patch": materials.solution_patch.encode()}
     hidden = {}

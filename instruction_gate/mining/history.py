@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instruction_gate import git
+from instruction_gate.errors import ConfigError
 
 #: Subjects that read like a fix (a word, not a substring: "prefix" is not "fix").
 FIX_WORDS = re.compile(r"\b(fix(es|ed)?|bug(fix)?|regression|crash(es|ed)?|correct(s|ed|ly)?|handle[sd]?|prevent(s|ed)?|"
@@ -57,6 +58,7 @@ class Limits:
     max_commits: int = 300
     max_changed_lines: int = 400
     max_files: int = 8
+    any_subject: bool = False  #: every commit changing code and tests is a candidate (validation decides)
 
 
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch)\b")
@@ -73,7 +75,7 @@ def pull_request_title(subject: str, body: str) -> tuple[str, str]:
 
 def _classify(sha: str, subject: str, numstat: list[tuple[int, int, str]], limits: Limits) -> str | None:
     """Why this commit is not a candidate, or None when it is one."""
-    if NOT_FIX.search(subject) or not FIX_WORDS.search(subject):
+    if not limits.any_subject and (NOT_FIX.search(subject) or not FIX_WORDS.search(subject)):
         return "subject does not read like a behaviour fix"
     paths = [p for _, _, p in numstat]
     if any(ENVIRONMENT_FILE.search(p) for p in paths):
@@ -130,7 +132,10 @@ def scan(repo: Path, tip: str = "HEAD", limits: Limits = Limits()) -> tuple[list
 
 def one(repo: Path, sha: str) -> Candidate:
     """The commit a maintainer picked (`new-task --from-commit`), whatever its subject says."""
-    full = git.out("rev-parse", "--verify", "--end-of-options", f"{sha}^{{commit}}", cwd=repo).strip()
+    found = git.git("rev-parse", "--verify", "--quiet", "--end-of-options", f"{sha}^{{commit}}", cwd=repo, check=False)
+    if not found.ok:
+        raise ConfigError(f"--from-commit: {sha!r} is not a commit in {repo}")
+    full = found.stdout.strip()
     date, subject, body = (git.out("show", "-s", "--format=%cI%x00%s%x00%b", full, cwd=repo).split("\0") + ["", ""])[:3]
     subject, body = pull_request_title(subject, body)
     files = git.split_z(git.out("diff-tree", "-r", "-z", "--no-renames", "--name-only", f"{full}^", full, cwd=repo))

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from instruction_gate import git
 from instruction_gate.agents.loading import names_of
-from instruction_gate.errors import ConfigError
+from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.mining import entries, materials, proposals, selection, suite_writer, validation
 from instruction_gate.mining.history import Candidate
 from instruction_gate.mining.report import MiningReport, Row
@@ -51,6 +51,21 @@ def _existing(path: Path) -> dict[str, Any] | None:
     return json.loads(path.read_text()) if path.suffix == ".json" else None
 
 
+def _notes(repo: Path, base: str, tree_paths: list[str]) -> list[str]:
+    """What makes a mined suite blind before any task is judged."""
+    if suite_writer.code_path(set(tree_paths)) != "{workspace}/src":
+        return []
+    config = b"".join(git.blob(f"{base}:{name}", repo, missing_ok=True) or b""
+                      for name in ("pytest.ini", "pyproject.toml", "setup.cfg", "tox.ini"))
+    if b"pythonpath" in config:
+        return []
+    return ["src/ layout without pytest's `pythonpath` setting: the checks find the workspace's code (check_env "
+            "PYTHONPATH), but the agent's own `pytest` cannot import it, so a required test command never "
+            "completes in the base arm (validate-tasks calls such tasks blind). Add `pythonpath = [\"src\"]` to "
+            "the project's pytest configuration, or give the agent an environment that imports it "
+            "(README: The check environment)."]
+
+
 def mine(settings: Settings, candidates: list[Candidate], rows: list[Row], scanned: int,
          progress: Callable[[str], None]) -> MiningReport:
     started = time.monotonic()
@@ -83,6 +98,10 @@ def mine(settings: Settings, candidates: list[Candidate], rows: list[Row], scann
         outcomes = {o.task_id: o for o in validation.validate(repo, base, manifest, files, settings.env_dir,
                                                               settings.mechanism, settings.readable,
                                                               settings.temp_dir, progress)}
+        broken = [o.reason for o in outcomes.values() if "the check environment looks broken" in o.reason]
+        if broken and len(broken) == len(outcomes):  # one cause, not a verdict on each candidate
+            raise NotEvaluatedError(f"mine: every candidate of a batch failed the same way, in the check environment, "
+                                    f"not in the code: {broken[0]}; fix the environment (--check-env-dir) and mine again")
         for candidate, task, task_files in batch:
             outcome = outcomes[task["id"]]
             rows.append(Row(candidate.sha, candidate.subject, "kept" if outcome.kept else "dropped", outcome.reason,
@@ -93,11 +112,12 @@ def mine(settings: Settings, candidates: list[Candidate], rows: list[Row], scann
         rows.append(Row(candidate.sha, candidate.subject, "not-validated",
                         "enough tasks were kept" if len(kept) >= settings.max_tasks else "the time budget was spent",
                         task["id"]))
-    report = MiningReport(scanned, rows, proposed, 0.0)
+    report = MiningReport(scanned, rows, proposed, 0.0, notes=_notes(repo, base, tree_paths))
     if settings.write and kept:
         manifest, added = suite_writer.merged(existing, fresh, [task for task, _ in kept])
         written = {p: c for task, f in kept if task["id"] in added for p, c in f.items()}
         suite_writer.write(repo, settings.manifest_path, manifest, written)
         report.written = added
+        report.already = [task["id"] for task, _ in kept if task["id"] not in added]
     report.seconds = time.monotonic() - started
     return report

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 #: A hunk header of `git diff -U0`: the new side's first line and length.
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
 #: What makes a test depend on the clock, not the code (dropped: it fails or passes under load).
-TIMING = re.compile(r"\btime\.sleep\(|\basyncio\.sleep\([^0)]|\bperf_counter\(|\bmonotonic\(|\bfreezegun\b|\bfreeze_time\b"
+TIMING = re.compile(r"\btime\.sleep\(|\basyncio\.sleep\([^0)]|\bperf_counter\(|\bmonotonic\("
                     r"|\btime\.time\(\)")
 #: What makes a test read installed package metadata (the workspace's code is not installed).
 METADATA = re.compile(r"\bimportlib\.metadata\b|\bimportlib_metadata\b|\bpkg_resources\b|\bentry_points\(|"

@@ -35,7 +35,7 @@ DEPENDENCY_FILES = re.compile(r"^(pyproject\.toml|setup\.py|setup\.cfg|uv\.lock|
 PYTEST_PLUGINS = {r"--cov\b": "pytest-cov", r"--timeout\b": "pytest-timeout", r"(^|\s)-n\s|--numprocesses\b": "pytest-xdist",
                   r"--benchmark": "pytest-benchmark", r"--reruns\b": "pytest-rerunfailures", r"--mypy\b": "pytest-mypy",
                   r"--doctest-glob|--doctest-modules": "", r"--asyncio-mode|asyncio_mode": "pytest-asyncio"}
-BUILDER_VERSION = "2"
+BUILDER_VERSION = "3"
 STEP_TIMEOUT_SECONDS = 900
 
 
@@ -101,6 +101,8 @@ def build(repo: Path, base: str, cache: Path | None = None) -> tuple[Path, EnvPl
     shutil.rmtree(target, ignore_errors=True)
     target.parent.mkdir(parents=True, exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "UV_"))}
+    # The exported tree has no .git: version plugins (setuptools-scm, hatch-vcs) would refuse to build.
+    env["SETUPTOOLS_SCM_PRETEND_VERSION"] = "0.0.0"
     with tempfile.TemporaryDirectory(prefix="ig-env-src-") as source_dir:
         source = Path(source_dir)
         archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", base], capture_output=True)
@@ -116,11 +118,14 @@ def build(repo: Path, base: str, cache: Path | None = None) -> tuple[Path, EnvPl
                   source, {**env, "UV_PROJECT_ENVIRONMENT": str(target)}, "uv sync --frozen (from uv.lock)")
         else:
             pinned = [uv, "pip", "install", "--python", python, "--exclude-newer", env_plan.date]
-            if env_plan.tooling == "pyproject":
-                extras, groups = _groups_and_extras(source / "pyproject.toml") if (source / "pyproject.toml").exists() else ([], [])
-                spec = f".[{','.join(extras)}]" if extras else "."
-                _step([*pinned, spec, *(a for g in groups for a in ("--group", g))], source, env,
-                      "installing the project's dependencies (pyproject.toml)")
+            if env_plan.tooling == "pyproject" and (source / "pyproject.toml").exists():
+                # The dependencies, never the project: an installed copy would stand in for the
+                # workspace's code wherever the path does not put the workspace first.
+                _, groups = _groups_and_extras(source / "pyproject.toml")
+                _step([*pinned, "-r", "pyproject.toml", "--all-extras", *(a for g in groups for a in ("--group", g))],
+                      source, env, "installing the project's dependencies (pyproject.toml)")
+            elif env_plan.tooling == "pyproject":  # setup.py alone declares them only by running it
+                _step([*pinned, "."], source, env, "installing the project with its dependencies (setup.py)")
             for requirements in (f for f in env_plan.files if f.endswith(".txt")):
                 _step([*pinned, "-r", requirements], source, env, f"installing {requirements}")
         plugins = sorted({p for p in plugins_named(source) if p})

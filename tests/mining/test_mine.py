@@ -62,9 +62,27 @@ def test_new_task_from_a_commit_that_is_not_a_fix_is_refused_by_name(git_repo, c
     shas = history_repo.build(git_repo)
     assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["docs"]]) == 2
     assert "--from-commit: " + shas["docs"] in capsys.readouterr().err
+    assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", "deadbeef"]) == 2
+    assert "--from-commit: 'deadbeef' is not a commit" in capsys.readouterr().err
     assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"]]) == 0
     manifest = json.loads((git_repo.path / "evals/instructions/manifest.json").read_text())
     assert [t["origin"]["commit"] for t in manifest["tasks"]] == [shas["fix"]]
+    assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"]]) == 0
+    assert "Not written, the manifest already holds their commit" in capsys.readouterr().out
+
+
+def test_paths_into_git_or_out_of_the_repository_and_bad_budgets_are_refused(git_repo, tmp_path, capsys):
+    history_repo.build(git_repo)
+    for flags, said in [(["--suite-dir", ".git/x"], "--suite-dir: .git/x: is inside the repository's .git directory"),
+                        (["--manifest", str(tmp_path / "m.json")], "--manifest: "),
+                        (["--report", ".git/r.md"], "--report: .git/r.md: is inside the repository's .git"),
+                        (["--time-budget", "0"], "--time-budget: must be more than 0 minutes"),
+                        (["--base", "nope"], "--base: 'nope' is not a commit")]:
+        assert main(["mine", "--repo", str(git_repo.path), *flags]) == 2, flags
+        assert said in capsys.readouterr().err
+    (git_repo.path / "afile").write_text("x")
+    assert main(["mine", "--repo", str(git_repo.path), "--suite-dir", "afile"]) == 2
+    assert "--suite-dir: afile: exists and is not a directory" in capsys.readouterr().err
 
 
 def test_a_fix_whose_tests_moved_on_is_posed_with_the_code_reverted_alone_and_flagged(git_repo, capsys):
@@ -74,7 +92,9 @@ def test_a_fix_whose_tests_moved_on_is_posed_with_the_code_reverted_alone_and_fl
     git_repo.commit({"tests/test_calc.py": test_now.replace("assert add(2, 3) == 5", "assert add(2, 3) == 5, 'sum'")},
                     "Tidy tests")
     main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"]])
-    report = json.loads((git_repo.path / "evals/instructions/mining-report.json").read_text())
+    report = json.loads((git_repo.path / "evals/instructions/new-task-report.json").read_text())
     (row,) = report["rows"]
     assert row["status"] == "kept"
+    prompt = (git_repo.path / "evals/instructions/tasks" / row["task_id"] / "prompt.md").read_text()
+    assert "These tests (in your working tree) will check the fix" in prompt
     assert any("the agent sees the tests that check it" in flag for flag in row["flags"])
