@@ -217,9 +217,10 @@ def test_a_base_arm_that_runs_the_required_command_sees_the_edit(git_repo, capsy
     assert rows["t"]["base_arm"]["satisfied"] == ["required_command:pytest"]
 
 
-def test_a_required_command_that_cannot_collect_in_the_base_arm_makes_the_task_blind(git_repo, capsys):
+def test_a_required_command_that_cannot_collect_in_the_base_arm_makes_the_task_blind(git_repo, tmp_path, capsys):
     _pytest_suite(git_repo, SEEING_AGENTS, importable=False, required_command_patterns=["pytest"])
-    code, rows, _ = _validate(git_repo, capsys, base_arm=True)
+    code, rows, _ = _validate(git_repo, capsys, "--base-arm-out", str(tmp_path / "arm"), base_arm=True)
+    assert (tmp_path / "arm" / "index.json").exists()  # the runs behind the verdict are kept when asked
     assert code == 1 and rows["t"]["status"] == "blind"
     assert "`python -m pytest -q` matched 'pytest' but did not complete (pytest exit 2" in rows["t"]["reason"]
     assert rows["t"]["base_arm"]["commands"] == [{"command": "python -m pytest -q", "exit_code": 2}]

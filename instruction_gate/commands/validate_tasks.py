@@ -42,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--adapter-option", action="append", default=[], metavar="KEY=VALUE",
                         help="passed to that adapter (repeatable)")
     parser.add_argument("--jobs", type=int, default=1, help="base-arm runs executed concurrently (default 1)")
+    parser.add_argument("--base-arm-out", type=Path, metavar="DIR",
+                        help="keep the base-arm runs' records here (default: a temporary directory, removed)")
     parser.add_argument("--no-base-arm", action="store_true",
                         help="only the checks: skip the base-arm runs that show whether the suite can see what it gates")
     check_sandbox.add_arguments(parser)
@@ -71,7 +73,8 @@ def _with_base_arm(verdicts: list[Verdict], arms: dict[str, base_arm.BaseArm]) -
 def run(args: argparse.Namespace) -> int:
     checked = check_all(args.repo, args.manifest, args.base, args.base, allow_identical=True, warn=validate.warn)
     manifest = checked.manifest
-    check_repository_outputs(checked.repo, {"--json": args.json_path} if args.json_path else {}, [args.manifest],
+    outputs = {flag: path for flag, path in (("--json", args.json_path), ("--base-arm-out", args.base_arm_out)) if path}
+    check_repository_outputs(checked.repo, outputs, [args.manifest],
                              manifest.instruction_paths)
     unknown = sorted(set(args.tasks or []) - {t.id for t in manifest.tasks})
     if unknown:
@@ -114,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         extra += [a for p in args.sandbox_readable for a in ("--sandbox-readable", str(p))]
         arms = base_arm.probe(checked.repo, args.manifest, checked.contract.base_sha,
                               sorted(checked.contract.base_instructions), args.adapter or str(base_arm.REFERENCE_ADAPTER),
-                              extra, args.temp_dir)
+                              extra, args.temp_dir, args.base_arm_out)
         verdicts = _with_base_arm(verdicts, arms)
     say(render(verdicts, arms))
     if args.json_path:

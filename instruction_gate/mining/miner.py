@@ -60,10 +60,11 @@ def _notes(repo: Path, base: str, tree_paths: list[str]) -> list[str]:
     if b"pythonpath" in config:
         return []
     return ["src/ layout without pytest's `pythonpath` setting: the checks find the workspace's code (check_env "
-            "PYTHONPATH), but the agent's own `pytest` cannot import it, so a required test command never "
-            "completes in the base arm (validate-tasks calls such tasks blind). Add `pythonpath = [\"src\"]` to "
-            "the project's pytest configuration, or give the agent an environment that imports it "
-            "(README: The check environment)."]
+            "PYTHONPATH), but the agent's own `pytest` does not: it cannot import the project (a required test "
+            "command then never completes in the base arm, and validate-tasks calls the task blind), or it "
+            "imports a copy installed in the environment (when a test tool depends on the project) and tests "
+            "that. Add `pythonpath = [\"src\"]` to the project's pytest configuration (README: The check "
+            "environment)."]
 
 
 def mine(settings: Settings, candidates: list[Candidate], rows: list[Row], scanned: int,

@@ -27,7 +27,8 @@ def subject_sentence(subject: str) -> str:
 #: Subjects that say what was done to the code rather than what was wrong.
 STATES_FIX = re.compile(r"^(use|replace|switch|call|add|return|pass|emit|escape|handle|remove|drop|make|set|"
                         r"avoid|ensure|change|update|move|rename|wrap|skip|catch|raise|convert|strip|quote)\b"
-                        r"|\b(instead of|rather than)\b", re.IGNORECASE)
+                        r"|\b(instead of|rather than)\b|^fix(es|ed)?\s+\S+\s+to\s|^(detailed|better|improved?|more|new)\b",
+                        re.IGNORECASE)
 
 
 def write(subject: str, node_ids: tuple[str, ...], tests_visible: bool = False) -> tuple[str, list[str]]:

@@ -60,6 +60,10 @@ def incomplete_reason(command: str, exit_code: int | None, pattern: str | None =
     if exit_code == TIMEOUT_EXIT and "timeout" in _unwrapped(words)[1]:
         return "timed out: `timeout` exit 124"
     if exit_code in PYTEST_NOT_RUN and runs_pytest(words):
+        runner = next((w for w in _unwrapped(words)[0][:1] if PurePath(w).name in _RUNNERS), None)
+        if runner:  # `uv run` exits 2 itself when it cannot sync (no network): the code is either's
+            return (f"exit {exit_code}: pytest ({PYTEST_NOT_RUN[exit_code]}), or `{PurePath(runner).name} run` "
+                    "failing before pytest started")
         return f"pytest exit {exit_code}: {PYTEST_NOT_RUN[exit_code]}"
     return None
 

@@ -89,13 +89,14 @@ def judge(index: dict[str, Any], out: Path) -> dict[str, BaseArm]:
 
 
 def probe(repo: Path, manifest: Path, base: str, instruction_paths: list[str], adapter: str,
-          extra: list[str], temp_dir: Path | None) -> dict[str, BaseArm]:
-    """Run the base and no-instruction arms once per task; the judgement per task id."""
+          extra: list[str], temp_dir: Path | None, keep: Path | None = None) -> dict[str, BaseArm]:
+    """Run the base and no-instruction arms once per task; the judgement per task id. `keep`:
+    where the runs' records stay (`--base-arm-out`); otherwise they go with a temporary directory."""
     from instruction_gate.cli import build_parser, execute  # the evaluation as a user runs it
 
     bare = without_instructions(repo, base, instruction_paths)
     with tempfile.TemporaryDirectory(prefix="ig-base-arm-", dir=temp_dir) as holder:
-        out = Path(holder) / "runs"
+        out = keep.absolute() if keep is not None else Path(holder) / "runs"
         argv = ["--repo", str(repo), "--manifest", str(manifest), "--base", base, "--candidate", bare, "--out", str(out),
                 "--adapter", adapter, "--repeats", "1", *extra]
         shown = io.StringIO()

@@ -48,14 +48,12 @@ def test_a_fix_becomes_a_task_and_every_other_commit_has_its_reason(git_repo, ca
                  str(git_repo.path / "evals/instructions/manifest.json")]) == 2  # not committed yet: base lacks it
 
 
-def test_mining_twice_adds_nothing_new_and_dry_run_writes_no_task(git_repo, capsys):
-    history_repo.build(git_repo)
-    assert _mine(git_repo, "--dry-run")[0] == 0
+def test_a_dry_run_writes_the_report_and_no_task(git_repo, capsys):
+    shas = history_repo.build(git_repo)
+    assert main(["new-task", "--repo", str(git_repo.path), "--from-commit", shas["fix"], "--dry-run"]) == 0
+    assert (git_repo.path / "evals/instructions/new-task-report.md").exists()
     assert not (git_repo.path / "evals/instructions/manifest.json").exists()
-    _mine(git_repo)
-    first = (git_repo.path / "evals/instructions/manifest.json").read_text()
-    _, report = _mine(git_repo)
-    assert report["written"] == [] and (git_repo.path / "evals/instructions/manifest.json").read_text() == first
+    assert not (git_repo.path / "evals/instructions/tasks").exists()
 
 
 def test_new_task_from_a_commit_that_is_not_a_fix_is_refused_by_name(git_repo, capsys):

@@ -16,6 +16,8 @@ from instruction_gate.verdict.gate_evidence import missing_command
 
 INFO = RuleInfo("r", "command_required", "workflow.tool_usage", EvidenceType.TRAJECTORY, exact=True)
 COLLECTION = "pytest exit 4: usage or collection error"
+#: Through a project runner the exit code may be the runner's own (uv cannot sync offline).
+RUNNER_COLLECTION = "exit 4: pytest (usage or collection error), or `{}` failing before pytest started"
 
 
 def tool(command: str, exit_code: int | None = None) -> dict:
@@ -36,9 +38,9 @@ NOT_COMPLETED = [
     ("./.venv/bin/pytest", 4, None, COLLECTION),
     ("python -m pytest tests", 5, "pytest", "pytest exit 5: no tests collected"),
     ("python3.12 -X dev -m pytest", 4, None, COLLECTION),
-    ("uv run --with pytest-cov pytest -q", 4, "pytest", COLLECTION),
-    ("poetry run pytest", 4, None, COLLECTION),
-    ("uv run python -m pytest", 4, None, COLLECTION),
+    ("uv run --with pytest-cov pytest -q", 4, "pytest", RUNNER_COLLECTION.format("uv run")),
+    ("poetry run pytest", 4, None, RUNNER_COLLECTION.format("poetry run")),
+    ("uv run python -m pytest", 4, None, RUNNER_COLLECTION.format("uv run")),
     ("CI=1 pytest -q", 4, None, COLLECTION),
     ("env -u HOME PYTHONHASHSEED=0 pytest", 4, None, COLLECTION),
     ("cd pkg && pytest -q", 4, "pytest", COLLECTION),
@@ -174,3 +176,11 @@ def test_the_hard_gate_evidence_says_the_command_did_not_complete():
         f"pytest: ran but did not complete: `pytest -q` ({COLLECTION}) (rule: AGENTS.md:3)"
     never_ran = {"events": [tool("pytest -q", 127)]}
     assert missing_command("pytest", never_ran, None) == "pytest: not run; closest: `pytest -q`"
+
+
+def test_a_launchers_exit_is_not_blamed_on_pytest_alone():
+    from instruction_gate.rules.completion import incomplete_reason
+
+    reason = incomplete_reason("uv run pytest -q", 2)
+    assert reason == "exit 2: pytest (interrupted), or `uv run` failing before pytest started"
+    assert incomplete_reason("python -m pytest -q", 4) == "pytest exit 4: usage or collection error"
