@@ -38,12 +38,10 @@ def is_test_file(path: str) -> bool:
 @dataclass(frozen=True)
 class Candidate:
     sha: str
-    subject: str
-    body: str
+    subject: str  #: what the prompt is written from (a merge's: its pull request's title)
     date: str  #: committer date, ISO 8601
     code_files: tuple[str, ...]  #: Python files outside the tests the fix changes
     test_files: tuple[str, ...]
-    changed_lines: int  #: added + deleted lines over code and tests
 
 
 @dataclass(frozen=True)
@@ -64,13 +62,12 @@ class Limits:
 MERGE_SUBJECT = re.compile(r"^Merge (pull request|branch|remote-tracking branch)\b")
 
 
-def pull_request_title(subject: str, body: str) -> tuple[str, str]:
+def pull_request_title(subject: str, body: str) -> str:
     """A merge commit's subject says only "Merge pull request #12 from …"; its body's first
     line is the pull request's title, which says what changed."""
     if MERGE_SUBJECT.match(subject) and body.strip():
-        first, _, rest = body.strip().partition("\n")
-        return first.strip(), rest.strip()
-    return subject, body
+        return body.strip().partition("\n")[0].strip()
+    return subject
 
 
 def _classify(sha: str, subject: str, numstat: list[tuple[int, int, str]], limits: Limits) -> str | None:
@@ -108,7 +105,7 @@ def scan(repo: Path, tip: str = "HEAD", limits: Limits = Limits()) -> tuple[list
     candidates, dropped = [], []
     for entry in log.split("\x01")[1:]:
         sha, date, subject, body, stat = (entry.split("\0", 4) + [""] * 5)[:5]
-        subject, body = pull_request_title(subject, body)
+        subject = pull_request_title(subject, body)
         numstat = []
         for row in stat.strip("\0\n").split("\0"):
             fields = row.strip("\n").split("\t")
@@ -123,10 +120,8 @@ def scan(repo: Path, tip: str = "HEAD", limits: Limits = Limits()) -> tuple[list
             dropped.append(Dropped(sha, subject, why))
             continue
         relevant = [p for _, _, p in numstat if not DOC_FILE.search(p)]
-        candidates.append(Candidate(sha, subject, body.strip(), date,
-                                    tuple(p for p in relevant if not is_test_file(p)),
-                                    tuple(p for p in relevant if is_test_file(p)),
-                                    sum(a + d for a, d, p in numstat if p in relevant)))
+        candidates.append(Candidate(sha, subject, date, tuple(p for p in relevant if not is_test_file(p)),
+                                    tuple(p for p in relevant if is_test_file(p))))
     return candidates, dropped
 
 
@@ -137,8 +132,8 @@ def one(repo: Path, sha: str) -> Candidate:
         raise ConfigError(f"--from-commit: {sha!r} is not a commit in {repo}")
     full = found.stdout.strip()
     date, subject, body = (git.out("show", "-s", "--format=%cI%x00%s%x00%b", full, cwd=repo).split("\0") + ["", ""])[:3]
-    subject, body = pull_request_title(subject, body)
+    subject = pull_request_title(subject, body)
     files = git.split_z(git.out("diff-tree", "-r", "-z", "--no-renames", "--name-only", f"{full}^", full, cwd=repo))
     relevant = [p for p in files if not DOC_FILE.search(p)]
-    return Candidate(full, subject, body.strip(), date, tuple(p for p in relevant if not is_test_file(p)),
-                     tuple(p for p in relevant if is_test_file(p)), 0)
+    return Candidate(full, subject, date, tuple(p for p in relevant if not is_test_file(p)),
+                     tuple(p for p in relevant if is_test_file(p)))

@@ -17,7 +17,6 @@ import hashlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -71,16 +70,14 @@ def _step(argv: list[str], cwd: Path, env: dict[str, str], what: str) -> None:
         raise NotEvaluatedError(f"check environment: {what} failed ({why}): `{' '.join(argv)}`\n{tail}")
 
 
-def _groups_and_extras(pyproject: Path) -> tuple[list[str], list[str]]:
+def _groups(pyproject: Path) -> list[str]:
     import tomllib  # only here: Python 3.11's stdlib TOML reader
 
     try:
         data = tomllib.loads(pyproject.read_text())
     except (OSError, ValueError) as exc:
         raise NotEvaluatedError(f"check environment: {pyproject.name}: not readable TOML: {exc}") from None
-    extras = sorted((data.get("project", {}).get("optional-dependencies") or {}))
-    groups = sorted((data.get("dependency-groups") or {}))
-    return extras, groups
+    return sorted(data.get("dependency-groups") or {})
 
 
 def plugins_named(source: Path) -> list[str]:
@@ -105,10 +102,12 @@ def build(repo: Path, base: str, cache: Path | None = None) -> tuple[Path, EnvPl
     env["SETUPTOOLS_SCM_PRETEND_VERSION"] = "0.0.0"
     with tempfile.TemporaryDirectory(prefix="ig-env-src-") as source_dir:
         source = Path(source_dir)
-        archive = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", base], capture_output=True)
-        if archive.returncode:
-            raise NotEvaluatedError(f"check environment: git archive {base} failed: {archive.stderr.decode()[-300:]}")
-        subprocess.run(["tar", "-x", "-C", str(source)], input=archive.stdout, check=True)
+        archive = proc.run(["git", "archive", "--format=tar", base], repo, tail_bytes=None, raw_stdout=True)
+        if not archive.ok:
+            raise NotEvaluatedError(f"check environment: git archive {base} failed: {archive.stderr.strip()[-300:]}")
+        unpacked = proc.run(["tar", "-x", "-C", str(source)], source, stdin=archive.stdout_bytes or b"")
+        if not unpacked.ok:
+            raise NotEvaluatedError(f"check environment: unpacking {base} failed: {unpacked.stderr.strip()[-300:]}")
         _step([sys.executable, "-m", "venv", str(target)], source, env, "creating the virtualenv")
         python = str(target / "bin" / "python")
         _step([python, "-m", "pip", "install", "-q", "uv"], source, env, "installing uv")
@@ -121,7 +120,7 @@ def build(repo: Path, base: str, cache: Path | None = None) -> tuple[Path, EnvPl
             if env_plan.tooling == "pyproject" and (source / "pyproject.toml").exists():
                 # The dependencies, never the project: an installed copy would stand in for the
                 # workspace's code wherever the path does not put the workspace first.
-                _, groups = _groups_and_extras(source / "pyproject.toml")
+                groups = _groups(source / "pyproject.toml")
                 _step([*pinned, "-r", "pyproject.toml", "--all-extras", *(a for g in groups for a in ("--group", g))],
                       source, env, "installing the project's dependencies (pyproject.toml)")
             elif env_plan.tooling == "pyproject":  # setup.py alone declares them only by running it
