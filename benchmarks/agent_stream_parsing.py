@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from instruction_gate.agents.claude_stream import ClaudeStream  # noqa: E402
-from instruction_gate.agents.codex_stream import CodexStream  # noqa: E402
+from instruction_gate.agents.claude.stream import ClaudeStream  # noqa: E402
+from instruction_gate.agents.codex.stream import CodexStream  # noqa: E402
 
 TRANSCRIPTS = Path(__file__).resolve().parent.parent / "tests" / "transcripts"
 REPEATS = 2000

@@ -13,18 +13,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from instruction_gate.agents import discovery
+from instruction_gate.agents.claude import discovery as claude_discovery
+from instruction_gate.agents.codex import discovery as codex_discovery
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.discovery_gemini import GEMINI_IMPORT_DEPTH, gemini_imports, gemini_sources
-from instruction_gate.agents.discovery_opencode import opencode_names, opencode_sources, read_attachments
-from instruction_gate.agents.gemini import DEFAULT_CONTEXT_FILES
+from instruction_gate.agents.gemini.discovery import GEMINI_IMPORT_DEPTH, gemini_imports, gemini_sources
+from instruction_gate.agents.opencode.discovery import opencode_names, opencode_sources, read_attachments
+from instruction_gate.agents.gemini.adapter import DEFAULT_CONTEXT_FILES
 
 
 @dataclass(frozen=True)
 class LoadSettings:
     """Adapter options that change what an agent loads."""
 
-    codex_budget: int = discovery.CODEX_BUDGET_BYTES  #: Codex's `project_doc_max_bytes`
+    codex_budget: int = codex_discovery.CODEX_BUDGET_BYTES  #: Codex's `project_doc_max_bytes`
     fallback_names: tuple[str, ...] = ()  #: Codex's `project_doc_fallback_filenames`
     #: Gemini CLI's `context.fileName`, as the gemini adapter sets it (its `context_files` option)
     gemini_names: tuple[str, ...] = DEFAULT_CONTEXT_FILES
@@ -55,7 +56,7 @@ def _claude_follows(path: str, settings: LoadSettings) -> bool:
         path.endswith(".md") and ".claude" in parts and "rules" in parts[parts.index(".claude"):])
 
 
-CLAUDE_IMPORTS = ImportRules(discovery.claude_imports, _claude_follows, discovery.CLAUDE_IMPORT_HOPS,
+CLAUDE_IMPORTS = ImportRules(claude_discovery.claude_imports, _claude_follows, claude_discovery.CLAUDE_IMPORT_HOPS,
                              scope="cwd", failure_text=False)
 GEMINI_IMPORTS = ImportRules(gemini_imports, lambda p, s: p.rsplit("/", 1)[-1] in s.gemini_names,
                              GEMINI_IMPORT_DEPTH, scope="project", failure_text=True)
@@ -104,7 +105,7 @@ def _codex_touch(root: Path, cwd: str, touched: list[str], settings: LoadSetting
     here = _cwd(cwd)
     found: dict[str, LoadedFile] = {}
     for directory in sorted({os.path.dirname(p) for p in touched if _below(p, here)}):
-        for f in discovery.codex_chain(root, directory or ".", _WHOLE, settings.fallback_names):
+        for f in codex_discovery.codex_chain(root, directory or ".", _WHOLE, settings.fallback_names):
             if _below(f.path, here):
                 found.setdefault(f.path, f)
     return list(found.values())
@@ -118,7 +119,7 @@ def _later(sources: Callable[[list[str]], list[LoadedFile]], cwd: str, touched: 
 
 
 def _claude_touch(root: Path, cwd: str, touched: list[str], settings: LoadSettings) -> list[LoadedFile]:
-    return _later(lambda t: discovery.claude_sources(root, cwd or ".", t), cwd, touched)
+    return _later(lambda t: claude_discovery.claude_sources(root, cwd or ".", t), cwd, touched)
 
 
 def _gemini(root: Path, cwd: str, settings: LoadSettings, touched: list[str] = ()) -> list[LoadedFile]:
@@ -144,8 +145,8 @@ def _opencode_touch(root: Path, cwd: str, touched: list[str], settings: LoadSett
 LOADERS: dict[str, Loader] = {
     "codex": Loader(
         "codex", "Codex",
-        names=lambda s: frozenset({*discovery.CODEX_NAMES, *s.fallback_names}),
-        at_start=lambda root, cwd, s: discovery.codex_chain(root, cwd or ".", s.codex_budget, s.fallback_names),
+        names=lambda s: frozenset({*codex_discovery.CODEX_NAMES, *s.fallback_names}),
+        at_start=lambda root, cwd, s: codex_discovery.codex_chain(root, cwd or ".", s.codex_budget, s.fallback_names),
         on_touch=_codex_touch, budgeted=True,
         # The CLI sends only the start-up chain; its system prompt asks the model to follow the
         # AGENTS.md of directories it edits, which it may or may not open.
@@ -153,8 +154,8 @@ LOADERS: dict[str, Loader] = {
                   "not sent by the CLI"),
     "claude": Loader(
         "claude", "Claude Code",
-        names=lambda s: frozenset(Path(n).name for n in discovery.CLAUDE_NAMES),
-        at_start=lambda root, cwd, s: discovery.claude_sources(root, cwd or "."),
+        names=lambda s: frozenset(Path(n).name for n in claude_discovery.CLAUDE_NAMES),
+        at_start=lambda root, cwd, s: claude_discovery.claude_sources(root, cwd or "."),
         on_touch=_claude_touch, imports=CLAUDE_IMPORTS),
     "gemini": Loader(
         "gemini", "Gemini CLI",

@@ -6,7 +6,10 @@ import signal
 import sys
 from typing import Callable, NamedTuple, NoReturn
 
-from instruction_gate.agents import claude, codex, gemini, opencode
+from instruction_gate.agents.claude import adapter as claude
+from instruction_gate.agents.codex import adapter as codex
+from instruction_gate.agents.gemini import adapter as gemini
+from instruction_gate.agents.opencode import adapter as opencode
 from instruction_gate.agents.cli_agent import CliAgent, run_cli_agent
 from instruction_gate.agents.options import OptionSpec, Options, merged_options, parse_adapter_flags
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter

@@ -24,7 +24,7 @@ from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.report import summary_json
 from instruction_gate.run import egress, sandbox, sandbox_paths
 from instruction_gate.run.adapter import checked_adapter_command, is_reference_adapter
-from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
+from instruction_gate.agents.codex.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.verdict.comparison import compare
 from instruction_gate.suite.contract import read_tree, resolve_commit
 from instruction_gate.errors import EXIT_GATE_FAILURE, EXIT_NOT_EVALUATED, EXIT_PASS, ConfigError, GateError, NotEvaluatedError

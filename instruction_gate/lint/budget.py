@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from typing import Iterator
 
-from instruction_gate.agents.discovery import CODEX_NAMES
+from instruction_gate.agents.codex.discovery import CODEX_NAMES
 from instruction_gate.lint import markdown
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.model import Finding

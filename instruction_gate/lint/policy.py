@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES
+from instruction_gate.agents.codex.discovery import CODEX_BUDGET_BYTES
 from instruction_gate.errors import ConfigError
 from instruction_gate.lint.model import RULES
 from instruction_gate.verdict.policy import policy_from_dict

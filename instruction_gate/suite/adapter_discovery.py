@@ -17,7 +17,8 @@ import contextlib
 import io
 from pathlib import PurePosixPath
 
-from instruction_gate.agents import broker, discovery, loading
+from instruction_gate.agents import broker, loading
+from instruction_gate.agents.codex import discovery as codex_discovery
 from instruction_gate.agents.main import AGENTS
 from instruction_gate.agents.options import Options, parse_adapter_flags
 from instruction_gate.suite.exposure import Discovery
@@ -124,7 +125,7 @@ def _unmodelled(agent: str, options: Options) -> str:
 
 
 def _settings(mode: str, agent: str, options: Options) -> Discovery:
-    budget = options.integer("doc_budget_bytes", discovery.CODEX_BUDGET_BYTES)
+    budget = options.integer("doc_budget_bytes", codex_discovery.CODEX_BUDGET_BYTES)
     gemini = options.names("context_files", loading.LoadSettings().gemini_names)
     return Discovery(mode, budget, options.names("fallback_names"), gemini,  # type: ignore[arg-type]
                      opencode_claude_fallback=bool(options.flag("claude_fallback", True)),

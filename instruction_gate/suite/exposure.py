@@ -18,7 +18,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from instruction_gate.agents import discovery
+from instruction_gate.agents.codex import discovery as codex_discovery
 from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of, names_of
 
 @dataclass(frozen=True)
@@ -26,7 +26,7 @@ class Discovery:
     """Which discovery rules the evaluated agent follows, and the options that shape them."""
 
     mode: str = "both"  #: an agent of `agents.loading.LOADERS`, `both` (Codex and Claude Code) or `all`
-    codex_budget: int = discovery.CODEX_BUDGET_BYTES
+    codex_budget: int = codex_discovery.CODEX_BUDGET_BYTES
     fallback_names: tuple[str, ...] = ()
     gemini_names: tuple[str, ...] = LoadSettings().gemini_names
     opencode_claude_fallback: bool = True

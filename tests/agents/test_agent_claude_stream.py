@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from agent_helpers import exited, parse, transcript_lines
 
-from instruction_gate.agents.claude_stream import ClaudeStream
+from instruction_gate.agents.claude.stream import ClaudeStream
 
 
 def test_full_transcript(repo):

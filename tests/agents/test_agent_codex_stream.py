@@ -7,7 +7,7 @@ import json
 import pytest
 from agent_helpers import exited, make_request, parse, transcript_lines
 
-from instruction_gate.agents.codex_stream import CodexStream, unwrap_shell
+from instruction_gate.agents.codex.stream import CodexStream, unwrap_shell
 
 
 def test_full_transcript_maps_every_item_type(repo):
@@ -231,7 +231,7 @@ def test_silence_after_turn_started_is_a_provider_stall(repo):
 def test_commands_run_in_a_plain_shell_unless_a_login_shell_is_asked_for(tmp_path):
     """A login shell reads /etc/profile, which resets PATH on Debian and Ubuntu: the check
     environment's `python` would exit 127. `doctor` checks the effect on the installed CLI."""
-    from instruction_gate.agents.codex import CodexAgent
+    from instruction_gate.agents.codex.adapter import CodexAgent
     from instruction_gate.agents.options import Options
     from instruction_gate.agents.protocol import AdapterRequest
     request = AdapterRequest.parse(json.dumps(make_request(tmp_path, tmp_path, {"PATH": "/usr/bin"})))

@@ -6,8 +6,9 @@ import os
 
 from agent_helpers import write
 
-from instruction_gate.agents.discovery import (
-    LoadedFile, claude_imports, claude_sources, codex_chain, result_fields)
+from instruction_gate.agents.claude.discovery import claude_imports, claude_sources
+from instruction_gate.agents.codex.discovery import codex_chain
+from instruction_gate.agents.discovery import LoadedFile, result_fields
 
 
 def test_codex_picks_one_file_per_directory_root_first(tmp_path):

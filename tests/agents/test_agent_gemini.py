@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from agent_helpers import TRANSCRIPTS, exited, parse, write
 
-from instruction_gate.agents.discovery_gemini import gemini_imports, gemini_sources
-from instruction_gate.agents.gemini_home import workspace_hazards
-from instruction_gate.agents.gemini_session import shell_exit_code
-from instruction_gate.agents.gemini_stream import GeminiStream
+from instruction_gate.agents.gemini.discovery import gemini_imports, gemini_sources
+from instruction_gate.agents.gemini.home import workspace_hazards
+from instruction_gate.agents.gemini.session import shell_exit_code
+from instruction_gate.agents.gemini.stream import GeminiStream
 
 
 def test_imports_run_to_the_next_space_and_skip_code():

@@ -9,10 +9,10 @@ import os
 import pytest
 from agent_helpers import exited, parse, transcript_lines, write
 
-from instruction_gate.agents.discovery_opencode import (GLOBAL_AGENTS, GLOBAL_CLAUDE, opencode_sources,
+from instruction_gate.agents.opencode.discovery import (GLOBAL_AGENTS, GLOBAL_CLAUDE, opencode_sources,
                                                         read_attachments)
-from instruction_gate.agents.opencode_home import OpenCodeHome, workspace_hazards
-from instruction_gate.agents.opencode_stream import OpenCodeStream, logged_state
+from instruction_gate.agents.opencode.home import OpenCodeHome, workspace_hazards
+from instruction_gate.agents.opencode.stream import OpenCodeStream, logged_state
 
 
 def test_full_transcript(tmp_path):

@@ -14,7 +14,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from instruction_gate.agents.discovery import claude_sources, codex_chain
+from instruction_gate.agents.codex.discovery import codex_chain
+
+from instruction_gate.agents.claude.discovery import claude_sources
 from instruction_gate.cli import main
 from tests.conftest import GitRepo
 from tests.runner.suite import build_suite_repo, manifest, task

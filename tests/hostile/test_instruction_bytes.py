@@ -7,7 +7,9 @@ import os
 
 import pytest
 
-from instruction_gate.agents.discovery import claude_sources, codex_chain
+from instruction_gate.agents.codex.discovery import codex_chain
+
+from instruction_gate.agents.claude.discovery import claude_sources
 from instruction_gate.cli import main
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, quote, read_instruction_bytes
 from tests.reference_agent.reference_helpers import request, run_agent, workspace

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from instruction_gate.agents.conformance import gemini_context, gemini_imports, run_live
-from instruction_gate.agents.discovery_gemini import GLOBAL_PREFIX
+from instruction_gate.agents.gemini.discovery import GLOBAL_PREFIX
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from instruction_gate.agents.conformance import opencode_instructions, run_live
-from instruction_gate.agents.discovery_opencode import GLOBAL_AGENTS, GLOBAL_CLAUDE
+from instruction_gate.agents.opencode.discovery import GLOBAL_AGENTS, GLOBAL_CLAUDE
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
 

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from instruction_gate.agents.discovery import LoadedFile, codex_project_root, sent_whole
+from instruction_gate.agents.discovery import LoadedFile, project_root as codex_project_root, sent_whole
 from instruction_gate.untrusted import read_instruction_bytes
 
 GLOBAL_AGENTS = "~/.config/opencode/AGENTS.md"

@@ -29,8 +29,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Iterable
 
-from instruction_gate.agents import gemini_import_text as import_text
-from instruction_gate.agents.discovery import LoadedFile, codex_project_root, sent_whole
+from instruction_gate.agents.gemini import import_text
+from instruction_gate.agents.discovery import LoadedFile, project_root as codex_project_root, sent_whole
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction, is_path_text, read_instruction_bytes
 
 DEFAULT_NAMES = ("GEMINI.md",)

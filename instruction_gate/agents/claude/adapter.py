@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from instruction_gate.agents.claude_stream import ClaudeStream
+from instruction_gate.agents.claude.stream import ClaudeStream
 from instruction_gate.agents.cli_agent import StreamParser
-from instruction_gate.agents.discovery import LoadedFile, claude_sources
+from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.claude.discovery import claude_sources
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
 

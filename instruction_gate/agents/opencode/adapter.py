@@ -8,10 +8,10 @@ from dataclasses import dataclass
 
 from instruction_gate.agents.cli_agent import StreamParser, stall_limit
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.discovery_opencode import opencode_sources
+from instruction_gate.agents.opencode.discovery import opencode_sources
 from instruction_gate.agents.failures import Failure
-from instruction_gate.agents.opencode_home import PROVIDER_ID, OpenCodeHome, workspace_hazards
-from instruction_gate.agents.opencode_stream import OpenCodeStream
+from instruction_gate.agents.opencode.home import PROVIDER_ID, OpenCodeHome, workspace_hazards
+from instruction_gate.agents.opencode.stream import OpenCodeStream
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from instruction_gate.agents.cli_agent import StreamParser
-from instruction_gate.agents.codex_stream import CodexStream
-from instruction_gate.agents.discovery import CODEX_BUDGET_BYTES, LoadedFile, codex_chain
+from instruction_gate.agents.codex.stream import CodexStream
+from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.codex.discovery import CODEX_BUDGET_BYTES, codex_chain
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
 

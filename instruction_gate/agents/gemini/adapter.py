@@ -11,10 +11,10 @@ from pathlib import Path
 
 from instruction_gate.agents.cli_agent import StreamParser, stall_limit
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.discovery_gemini import gemini_sources
+from instruction_gate.agents.gemini.discovery import gemini_sources
 from instruction_gate.agents.failures import Failure
-from instruction_gate.agents.gemini_home import GeminiHome, workspace_hazards
-from instruction_gate.agents.gemini_stream import GeminiStream
+from instruction_gate.agents.gemini.home import GeminiHome, workspace_hazards
+from instruction_gate.agents.gemini.stream import GeminiStream
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
 from instruction_gate.untrusted import read_instruction_bytes

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from instruction_gate.agents import gemini_session
+from instruction_gate.agents.gemini import session as gemini_session
 from instruction_gate.agents.cli_agent import StreamParser, count
 from instruction_gate.agents.failures import Failure, classify_error_text, reason_for_http_status
 from instruction_gate.proc import ProcResult

@@ -1,0 +1,1 @@
+"""Claude Code: adapter, stream parser, discovery (CLAUDE.md, rules, imports)."""

@@ -1,0 +1,1 @@
+"""OpenAI Codex CLI: adapter, stream parser, discovery (AGENTS.md chain)."""

@@ -1,0 +1,1 @@
+"""Gemini CLI: adapter, stream parser, private home, session, discovery and imports."""

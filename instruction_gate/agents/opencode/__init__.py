@@ -1,0 +1,1 @@
+"""OpenCode: adapter, stream parser, private XDG home, discovery."""
