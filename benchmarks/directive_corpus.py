@@ -37,18 +37,25 @@ from instruction_gate.lint.policy import LintPolicy  # noqa: E402
 from instruction_gate.lint.tree import directories  # noqa: E402
 from instruction_gate.reference_agent import directives  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import record  # noqa: E402
+
 CORPUS = Path(__file__).resolve().parent / "directive_corpus"
 KINDS = ("run", "test_command", "verify", "forbid_command", "protect_path", "approve_command",
          "approve_edit", "read")
 #: "Commands to run": a command labelled as the test command and found as a plain `run` (or the
 #: reverse) is still the right command to run, so this group matches across the two kinds.
 COMMAND_KINDS = ("run", "test_command")
+#: "Prohibitions": commands not to run and paths not to edit.
+PROHIBITION_KINDS = ("forbid_command", "protect_path")
 LINE_SLACK = 2  #: a found directive may sit this many lines from its label (wrapped sentences)
 TUNING, HELD_OUT, HELD_OUT_2, HELD_OUT_3 = "tuning", "held_out", "held_out_2", "held_out_3"
 HELD_OUT_4, HELD_OUT_5, HELD_OUT_6, HELD_OUT_7 = "held_out_4", "held_out_5", "held_out_6", "held_out_7"
 HELD_OUT_8 = "held_out_8"
 HELD_OUT_9 = "held_out_9"
+FROZEN = "frozen"  #: held out for good: scored once per change, never fixed against
 ALL = "all"
+TRAINING = "training"  #: every split but the frozen one
 SPLIT_NOTE = ("tuning: the files the grammar and the lint were developed on. held_out .. held_out_8: files of "
               "eight later evaluations, each labelled before the grammar or the lint was run on it; their first figures "
               "(README) were the unseen-data ones, and the errors they showed have since been worked on by category")
@@ -198,6 +205,7 @@ def figures(scores: list[FileScore]) -> dict[str, tuple[float, float, int, int, 
     """Per kind, for the command group and overall: (precision, recall, tp, found, labelled)."""
     out = {}
     groups = [(k, (k,), False) for k in KINDS] + [("commands to run", COMMAND_KINDS, True),
+                                                   ("prohibitions", PROHIBITION_KINDS, False),
                                                    ("overall", KINDS, False)]
     for name, kinds, across in groups:
         tp, found, wanted = precision_recall(scores, kinds, across)
@@ -305,12 +313,53 @@ def split_names(corpus: list[dict]) -> list[str]:
     """The corpus's splits in a fixed order (tuning first), then `all`."""
     present = {e.get("split", TUNING) for e in corpus}
     known = (TUNING, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
-             HELD_OUT_9)
+             HELD_OUT_9, FROZEN)
     return [n for n in known if n in present] + sorted(present - set(known)) + [ALL]
 
 
 def per_20_files(count: int, files: int) -> float:
     return 20 * count / files if files else 0.0
+
+
+def in_split(entry: dict, name: str) -> bool:
+    """`name` is one split, `all`, or `training` (every split but the frozen one)."""
+    split = entry.get("split", TUNING)
+    return name == ALL or split == name or (name == TRAINING and split != FROZEN)
+
+
+def print_table(title: str, names: list[str], corpus: list[dict], scores: list, lints: list) -> None:
+    """Precision, recall and counts per kind, and lint false findings per 20 files, one column per split."""
+    table = {name: figures([s for s, e in zip(scores, corpus) if in_split(e, name)]) for name in names}
+    print(title)
+    print(f"{'':<18}" + "".join(f"{name:^32}" for name in names))
+    print(f"{'kind':<18}" + f"{'precision':>10}{'recall':>8}{'tp/found/lab':>14}" * len(names))
+    for kind in table[names[0]]:
+        row = "".join(f"{p:>10.2f}{r:>8.2f}{f'{tp}/{found}/{wanted}':>14}" for p, r, tp, found, wanted
+                      in (table[name][kind] for name in names))
+        print(f"{kind:<18}{row}")
+    lint_row = []
+    for name in names:
+        chosen = [s for s, e in zip(lints, corpus) if in_split(e, name)]
+        false = sum(len(s.false) for s in chosen)
+        found_true = sum(len(s.true) for s in chosen)
+        expected = found_true + sum(len(s.missed) for s in chosen)
+        lint_row.append(f"{per_20_files(false, len(chosen)):>10.1f}{f'({false} false, {found_true}/{expected} true)':>22}")
+    print(f"{'lint per 20 files':<18}" + "".join(lint_row) + "\n")
+
+
+def record_figures(corpus: list[dict], scores: list, lints: list) -> None:
+    """The headline figures for the benchmark report, training and held-out apart."""
+    for name, label in ((TRAINING, "training"), (FROZEN, "held-out")):
+        chosen = [s for s, e in zip(scores, corpus) if in_split(e, name)]
+        if not chosen:
+            continue
+        table = figures(chosen)
+        record(f"directives {label}: precision, commands to run", table["commands to run"][0], "ratio", "higher")
+        record(f"directives {label}: recall, commands to run", table["commands to run"][1], "ratio", "higher")
+        record(f"directives {label}: precision, prohibitions", table["prohibitions"][0], "ratio", "higher")
+        chosen_lints = [s for s, e in zip(lints, corpus) if in_split(e, name)]
+        record(f"lint {label}: false findings per 20 files",
+               per_20_files(sum(len(s.false) for s in chosen_lints), len(chosen_lints)), "findings", "lower")
 
 
 def _show(item: Item) -> str:
@@ -338,24 +387,17 @@ def main() -> int:
         chosen = [e for e in corpus if e.get("split", TUNING) == name]
         print(f"  {name}: {len(chosen)} files from {len({e['repository'] for e in chosen})} repositories")
     print("\n" + SPLIT_NOTE + "\n")
-    by_split = {name: [s for s, e in zip(scores, corpus) if name == ALL or e.get("split", TUNING) == name]
-                for name in splits}
-    table = {name: figures(chosen) for name, chosen in by_split.items()}
-    print(f"{'':<18}" + "".join(f"{name:^32}" for name in splits))
-    print(f"{'kind':<18}" + f"{'precision':>10}{'recall':>8}{'tp/found/lab':>14}" * len(splits))
-    for kind in table[ALL]:
-        row = "".join(f"{p:>10.2f}{r:>8.2f}{f'{tp}/{found}/{wanted}':>14}" for p, r, tp, found, wanted
-                      in (table[name][kind] for name in splits))
-        print(f"{kind:<18}{row}")
-    lint_row = []
-    for name in splits:
-        chosen = [s for s, e in zip(lints, corpus) if name == ALL or e.get("split", TUNING) == name]
-        false = sum(len(s.false) for s in chosen)
-        lint_row.append(f"{per_20_files(false, len(chosen)):>10.1f}{f'({false} false)':>22}")
-    print(f"{'lint per 20 files':<18}" + "".join(lint_row))
-    print("\ntargets: precision >= 0.95 overall, recall >= 0.80 on commands to run, "
-          "lint false findings <= 1 per 20 files\n")
-    held_out = [s for s, e in zip(scores, corpus) if e.get("split", TUNING) != TUNING]
+    frozen = [e.get("split", TUNING) == FROZEN for e in corpus]
+    training = [name for name in splits if name not in (FROZEN, ALL)] + [TRAINING]
+    print_table("TRAINING figures (every split the grammar has been fixed against)", training, corpus, scores, lints)
+    if any(frozen):
+        print_table("HELD-OUT figures (the frozen split: scored, never fixed against)", [FROZEN], corpus, scores, lints)
+    print("\ntargets on held-out text: precision >= 0.95 on commands and prohibitions, recall >= 0.6 on commands "
+          "to run, lint false findings <= 1 per 20 files\n")
+    record_figures(corpus, scores, lints)
+    # Errors are listed for the training splits only: reading the frozen split's errors is fixing against it.
+    open_lints = [s for s, f in zip(lints, frozen) if not f]
+    held_out = [s for s, e in zip(scores, corpus) if e.get("split", TUNING) not in (TUNING, FROZEN)]
     tuning = [s for s, e in zip(scores, corpus) if e.get("split", TUNING) == TUNING]
     worst = sorted(tuning, key=lambda s: (-len(s.false_positives), -len(s.false_negatives), s.file))
     listed = held_out + (worst if args.verbose else worst[:args.worst])
@@ -368,12 +410,12 @@ def main() -> int:
             print(f"  wrong   {_show(item)}  <- {item.text[:100]}")
         for item in score.false_negatives if args.verbose or score in held_out else score.false_negatives[:3]:
             print(f"  missed  {_show(item)}")
-    true, false = sum(len(s.true) for s in lints), sum(len(s.false) for s in lints)
-    missed = sum(len(s.missed) for s in lints)
-    print(f"\nlint: {true} true and {false} false findings on {len(lints)} files "
-          f"({per_20_files(false, len(lints)):.1f} false per 20 files; target <= 1), "
+    true, false = sum(len(s.true) for s in open_lints), sum(len(s.false) for s in open_lints)
+    missed = sum(len(s.missed) for s in open_lints)
+    print(f"\nlint (training splits): {true} true and {false} false findings on {len(open_lints)} files "
+          f"({per_20_files(false, len(open_lints)):.1f} false per 20 files; target <= 1), "
           f"{missed} labelled problems not reported")
-    for score in lints:
+    for score in open_lints:
         for finding in score.false:
             print(f"  false {finding.rule_id} {score.file}:{finding.line}  {finding.message[:110]}")
         for finding in score.true:
