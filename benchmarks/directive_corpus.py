@@ -372,12 +372,16 @@ def main() -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="every file's misses and wrong directives")
     parser.add_argument("--worst", type=int, default=8, help="files listed with their false positives")
     parser.add_argument("--corpus", type=Path, default=CORPUS, help="corpus folder (default: %(default)s)")
+    parser.add_argument("--training-only", action="store_true",
+                        help="leave the frozen split out (while working on the grammar: it is scored once per change)")
     args = parser.parse_args()
     try:
         corpus = load_corpus(args.corpus)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return EXIT_USAGE
+    if args.training_only:
+        corpus = [entry for entry in corpus if entry.get("split", TUNING) != FROZEN]
     scores = directive_scores(corpus)
     lints = lint_scores(corpus)
     splits = split_names(corpus)
