@@ -62,7 +62,7 @@ def _key(run: Any, where: str) -> RunKey:
         problems.append(f"{where}.valid: must be a boolean")
     # Every field present must have its documented type and range: "resolved": "yes" would count
     # as a success, hard_failures given as a string would be read letter by letter.
-    problems += schema_problems("run-record", run, where, partial=True)
+    problems += schema_problems("run-record", run, where, partial=True, finite=True)  # read by records.loads
     if problems:
         raise ConfigError(f"{where}: malformed run record", problems)
     return run["task_id"], run["repeat"], run["variant"]
