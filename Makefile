@@ -55,8 +55,9 @@ $(LIVE_CLI)/node_modules/.package-lock.json: $(LIVE_CLI)/package-lock.json
 	       if [ -n "$$CI" ]; then exit 1; fi; }
 live-cli: $(LIVE_CLI)/node_modules/.package-lock.json
 
+# Every benchmark, one table of figures against benchmarks/reference.json (flags >25% worse).
 bench: $(STAMP) sandbox
-	for b in benchmarks/*.py; do $(BIN)/python "$$b" || exit 1; done
+	$(BIN)/python benchmarks/report.py --out benchmarks/REPORT.md
 
 clean:
 	rm -rf $(VENV) demo-output $(LIVE_CLI)/node_modules .test-artifacts

@@ -15,6 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from instruction_gate.agents.claude.stream import ClaudeStream  # noqa: E402
 from instruction_gate.agents.codex.stream import CodexStream  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import record  # noqa: E402
 
 TRANSCRIPTS = Path(__file__).resolve().parent.parent / "tests" / "transcripts"
 REPEATS = 2000
@@ -35,6 +37,7 @@ def main() -> None:
         for parser_class, name in ((CodexStream, "codex_full.jsonl"), (ClaudeStream, "claude_full.jsonl")):
             count, seconds = measure(parser_class, name, Path(tmp))
             print(f"{parser_class.__name__:12} {count:8d} lines  {seconds:6.3f} s  {count / seconds:10.0f} lines/s")
+            record(f"{parser_class.__name__}: lines per second", count / seconds, "lines/s", "higher")
 
 
 if __name__ == "__main__":

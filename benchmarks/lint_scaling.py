@@ -26,6 +26,8 @@ from instruction_gate.lint.engine import context, lint  # noqa: E402
 from instruction_gate.lint.policy import LintPolicy  # noqa: E402
 from instruction_gate.lint.tree import DirTree  # noqa: E402
 from instruction_gate.reference_agent.explain import explain  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import record  # noqa: E402
 
 
 def _repeated(i: int) -> str:
@@ -77,6 +79,9 @@ def main() -> None:
                 shutil.rmtree(root)
             print(f"{kind:<16} {kb:>6} {seconds:>8.2f} {seconds / kb * 100:>8.2f} {len(found):>9} {explained:>10.2f} "
                   f"{explained / kb * 100:>8.2f} {len(understood):>10}", flush=True)
+            if kb == 256:  # one size per text in the report; the table shows whether time stays linear
+                record(f"lint, {kind}, 256 KB: seconds per 100 KB", seconds / kb * 100, "s")
+                record(f"explain, {kind}, 256 KB: seconds per 100 KB", explained / kb * 100, "s")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from instruction_gate import proc  # noqa: E402
 
 sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
 import check_sandbox_cost  # noqa: E402
+from figures import record  # noqa: E402
 
 IDENTITY = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@invalid", "GIT_COMMITTER_NAME": "bench",
             "GIT_COMMITTER_EMAIL": "bench@invalid", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
@@ -208,6 +209,8 @@ def main() -> int:
         verdict = "meets" if overhead / floor <= 0.5 else "MISSES"
         print(f"target <= 0.50 floors per pair: {verdict} ({overhead / floor:.2f})")
         print(f"target < 0.2 s sandbox cost per run: {'meets' if sandbox < 0.2 else 'MISSES'} ({sandbox:.3f}s)")
+        record(f"runner overhead per pair, {args.files} files: floors", overhead / floor, "floors")
+        record("agent sandbox cost per run", sandbox, "s")
         print()
         check_sandbox_cost.report(max(args.samples, 10))
         if args.profile:

@@ -63,3 +63,12 @@ def test_mixed_change_names_instruction_files_and_code_on_stderr(git_repo, capsy
     assert "mixed change: instruction files AGENTS.md; code (2 files): Makefile, src/app.py." in err
     only = git_repo.commit({"AGENTS.md": "c"}, "instructions only")
     assert "mixed change" not in _changes(git_repo, manifest, candidate, only, capsys)[2]
+
+
+def test_an_agent_loaded_file_outside_instruction_paths_is_named_not_evaluated(git_repo, capsys):
+    base, manifest = _setup(git_repo)
+    candidate = git_repo.commit({".github/copilot-instructions.md": "Run make test.", "src/app.py": "x = 4"}, "copilot")
+    code, listed, err = _changes(git_repo, manifest, base, candidate, capsys)
+    assert (code, listed) == (0, [])  # stdout still lists only what the gate evaluates
+    assert "unwatched instruction files: .github/copilot-instructions.md is loaded by a known agent" in err
+    assert "**/.github/copilot-instructions.md" in err and "src/app.py" not in err.split("unwatched")[1].split("\n")[0]

@@ -54,16 +54,51 @@ def _analyse(demo, candidate, mode):
     return impact.analyse(checked, Discovery(mode))
 
 
-@pytest.mark.parametrize("mode", ["codex", "both"])
+#: The demo's tasks started in services/payments: the only ones whose agent loads its override.
+PAYMENTS_TASKS = ["approval-schema-migration", "payments-scope-override"]
+
+
+@pytest.mark.parametrize("mode", ["codex", "both", "all"])
 def test_an_override_edit_reaches_only_tasks_whose_cwd_can_see_it(demo, broken_override, mode):
     found = _analyse(demo, broken_override, mode)
-    # services/catalog cannot see services/payments; the root tasks see it below their cwd.
-    assert found.affected == [t for t in (t.task_id for t in found.tasks) if t != "bug-cache-key"]
+    # Only Codex loads AGENTS.override.md, and only at start: the root tasks never see it (the CLI
+    # sends no nested AGENTS file later), services/catalog cannot see services/payments.
+    assert found.affected == PAYMENTS_TASKS
     by_id = {t.task_id: t for t in found.tasks}
     assert "at start" in by_id["approval-schema-migration"].reason
-    assert "below its cwd" in by_id["bug-tax-rounding"].reason
+    assert dict(by_id["approval-schema-migration"].agents) == {"codex": f"sees {OVERRIDE} at start"}
+    assert not by_id["bug-tax-rounding"].affected and by_id["bug-tax-rounding"].agents == ()
     assert "services/catalog" in by_id["bug-cache-key"].reason and not by_id["bug-cache-key"].affected
     assert found.unreachable == ()
+    record = found.record()["tasks"]
+    assert [t["agents"] for t in record if t["task_id"] == "payments-scope-override"] == [
+        {"codex": f"sees {OVERRIDE} at start"}]
+
+
+def test_a_benign_override_edit_on_the_demo_runs_only_the_payments_tasks(demo):
+    benign = _candidate(demo, OVERRIDE, lambda text: text + "\n- Keep payment logs free of card numbers.\n")
+    found = _analyse(demo, benign, "both")  # the demo's reference agent: Codex and Claude Code rules
+    assert found.affected == PAYMENTS_TASKS
+    assert len(found.selected()) * 2 * 2 == 8  # tasks x arms x the demo's 2 repeats (was 8 tasks, 32 runs)
+
+
+def test_a_nested_claude_md_counts_for_claude_only(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "instruction_paths": ["**/CLAUDE.md", "**/AGENTS.md"],
+                "hidden_paths": ["evals/**"],
+                "tasks": [{"id": "root", "kind": "bug_fix", "cwd": ".", "prompt_file": "evals/r.md",
+                           "checks": [["true"]]}]}
+    base = git_repo.commit({"AGENTS.md": "root\n", "pkg/CLAUDE.md": "one\n", "pkg/AGENTS.md": "a\n",
+                            "pkg/x.py": "", "evals/r.md": "r\n", "evals/manifest.json": json.dumps(manifest)})
+    claude_edit = git_repo.commit({"pkg/CLAUDE.md": "two\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, claude_edit)
+    assert impact.analyse(checked, Discovery("codex")).affected == []
+    found = impact.analyse(checked, Discovery("both"))
+    assert dict(found.tasks[0].agents) == {"claude": "sees pkg/CLAUDE.md below its cwd"}
+    agents_edit = git_repo.commit({"pkg/AGENTS.md": "b\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", claude_edit, agents_edit)
+    assert impact.analyse(checked, Discovery("both")).affected == []  # Codex sends no nested AGENTS.md later
+    assert dict(impact.analyse(checked, Discovery("gemini")).tasks[0].agents) == {
+        "gemini": "sees pkg/AGENTS.md below its cwd"}  # Gemini CLI's just-in-time context files
 
 
 def test_claude_never_loads_an_agents_override_so_no_task_is_affected(demo, broken_override):
@@ -181,18 +216,20 @@ def test_a_broken_override_runs_only_affected_tasks_and_still_fails(demo, broken
     evaluated = _evaluate(demo, broken_override, out, "--adapter-option", "discovery=codex")
     assert evaluated.returncode in (0, 1), evaluated.stderr
     index = _index(out)
-    assert index["tasks"] == sorted(set(ALL_TASKS) - {"bug-cache-key"})
-    assert {r["task_id"] for r in index["runs"]} == set(index["tasks"]) and len(index["runs"]) == 16
-    assert index["impact"]["discovery"] == "codex" and index["impact"]["unaffected"] == ["bug-cache-key"]
+    assert index["tasks"] == PAYMENTS_TASKS
+    assert {r["task_id"] for r in index["runs"]} == set(index["tasks"]) and len(index["runs"]) == 4
+    assert index["impact"]["discovery"] == "codex"
+    assert sorted(index["impact"]["unaffected"]) == sorted(set(ALL_TASKS) - set(PAYMENTS_TASKS))
     compared = _compare(demo, out)
     assert compared.returncode == 1, compared.stdout + compared.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert any(f["task_id"] == "approval-schema-migration" and f["blocking"] for f in summary["hard_failures"])
-    assert summary["impact"]["unaffected"] == ["bug-cache-key"] and summary["task_clusters"] == 8
+    assert sorted(summary["impact"]["unaffected"]) == sorted(set(ALL_TASKS) - set(PAYMENTS_TASKS))
+    assert summary["task_clusters"] == 2
     # The reference agent loads what the rule predicts: no "reads more than the rule" warning.
     assert not [w for w in summary["warnings"] if w.startswith("impact analysis")]
     markdown = (out / "summary.md").read_text()
-    assert "### Impact" in markdown and "8 of 9 task(s) can see the change" in markdown
+    assert "### Impact" in markdown and "2 of 9 task(s) can see the change" in markdown
 
 
 def test_no_task_can_see_the_change_warns_and_passes_or_fails_by_policy(demo, broken_override, tmp_path):
@@ -295,10 +332,10 @@ def test_sequential_rounds_and_budget_caps_count_affected_tasks_only(demo, broke
                           "--adapter-option", "discovery=codex", policy=policy)
     assert evaluated.returncode in (0, 1), evaluated.stderr
     index = _index(out)
-    assert index["tasks"] == ["approval-schema-migration", "bug-tax-rounding", "payments-scope-override"]
-    # The fixed design runs every selected task; the one impact analysis skipped counts as saved.
+    assert index["tasks"] == PAYMENTS_TASKS
+    # The fixed design runs every selected task; the two impact analysis skipped count as saved.
     assert index["cost"]["fixed_design_runs"] == 2 * 2 * 4
-    assert index["cost"]["saved_runs"] == 16 - index["cost"]["agent_runs"] >= 4
+    assert index["cost"]["saved_runs"] == 16 - index["cost"]["agent_runs"] >= 8
     assert {r["task_id"] for r in index["runs"]} <= set(index["tasks"]) and len(index["runs"]) <= 10
 
 
@@ -428,3 +465,49 @@ def test_a_change_past_the_first_mebibyte_of_a_file_sent_whole_is_seen(git_repo,
     candidate = git_repo.commit({name: head + "- skip the tests\n"})
     checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, candidate)
     assert impact.analyse(checked, impact.discovery_for("auto", [f"/x/adapters/{agent}"], {})).affected == ["t"]
+
+
+def test_a_scoped_rule_reaches_only_tasks_whose_files_can_match(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "hidden_paths": ["evals/**"],
+                "instruction_paths": ["**/.cursor/rules/**/*.mdc", "**/.claude/rules/**/*.md", "**/.claude/skills/**"],
+                "tasks": [{"id": "web", "kind": "bug_fix", "cwd": "web", "prompt_file": "evals/w.md", "checks": [["true"]]},
+                          {"id": "api", "kind": "bug_fix", "cwd": "api", "prompt_file": "evals/a.md", "checks": [["true"]]}]}
+    base = git_repo.commit({".cursor/rules/ts.mdc": "---\nglobs: \"**/*.ts\"\n---\nstrict\n",
+                            ".claude/rules/py.md": "---\npaths:\n  - \"api/**/*.py\"\n---\npytest\n",
+                            "web/a.ts": "", "api/b.py": "", "evals/w.md": "w\n", "evals/a.md": "a\n",
+                            "evals/manifest.json": json.dumps(manifest)})
+    ts_edit = git_repo.commit({".cursor/rules/ts.mdc": "---\nglobs: \"**/*.ts\"\n---\nstrict, always\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, ts_edit)
+    found = impact.analyse(checked, Discovery("cursor"))
+    assert found.affected == ["web"]
+    assert dict(found.tasks[0].agents) == {
+        "cursor": "loads .cursor/rules/ts.mdc when it touches web/a.ts (**/*.ts)"}
+    assert impact.analyse(checked, Discovery("claude")).affected == []  # Claude Code never loads .mdc rules
+    py_edit = git_repo.commit({".claude/rules/py.md": "---\npaths:\n  - \"api/**/*.py\"\n---\npytest -q\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", ts_edit, py_edit)
+    assert impact.analyse(checked, Discovery("claude")).affected == ["api"]
+    # A skill Claude Code lists reaches every task it runs.
+    skill = git_repo.commit({".claude/skills/release/SKILL.md": "---\nname: release\ndescription: Cut one\n---\nGo.\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", py_edit, skill)
+    assert impact.analyse(checked, Discovery("claude")).affected == ["web", "api"]
+    assert impact.analyse(checked, Discovery("cursor")).affected == []
+
+
+def test_copilot_apply_to_rules_and_its_instructions_file(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "hidden_paths": ["evals/**"],
+                "instruction_paths": ["**/.github/copilot-instructions.md", "**/.github/instructions/**"],
+                "tasks": [{"id": "py", "kind": "bug_fix", "cwd": "api", "prompt_file": "evals/p.md", "checks": [["true"]]},
+                          {"id": "web", "kind": "bug_fix", "cwd": "web", "prompt_file": "evals/w.md", "checks": [["true"]]}]}
+    base = git_repo.commit({".github/copilot-instructions.md": "Run `make test`.\n",
+                            ".github/instructions/py.instructions.md": "---\napplyTo: \"**/*.py\"\n---\npytest\n",
+                            "api/a.py": "", "web/b.ts": "", "evals/p.md": "p\n", "evals/w.md": "w\n",
+                            "evals/manifest.json": json.dumps(manifest)})
+    scoped = git_repo.commit({".github/instructions/py.instructions.md": "---\napplyTo: \"**/*.py\"\n---\npytest -q\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, scoped)
+    found = impact.analyse(checked, Discovery("copilot"))
+    assert found.affected == ["py"] and dict(found.tasks[0].agents) == {
+        "copilot": "loads .github/instructions/py.instructions.md when it touches api/a.py (**/*.py)"}
+    root = git_repo.commit({".github/copilot-instructions.md": "Run `make check`.\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", scoped, root)
+    assert impact.analyse(checked, Discovery("copilot")).affected == ["py", "web"]
+    assert impact.analyse(checked, Discovery("codex")).affected == []  # Codex never reads Copilot's file

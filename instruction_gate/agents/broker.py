@@ -60,10 +60,12 @@ PROVIDERS = {
                        ("GOOGLE_GEMINI_BASE_URL", "GEMINI_API_KEY")),
 }
 #: The provider family an adapter shipped here talks to (others: openai).
-#: OpenCode's provider is OpenAI-compatible: the proxy URL goes in as OPENAI_BASE_URL.
-DEFAULT_PROVIDER = {"claude": "anthropic", "gemini": "gemini", "opencode": "openai"}
+#: OpenCode's provider is OpenAI-compatible: the proxy URL goes in as OPENAI_BASE_URL; so is
+#: Copilot's custom provider by default (`provider=anthropic` with its `provider_type=anthropic`).
+DEFAULT_PROVIDER = {"claude": "anthropic", "gemini": "gemini", "opencode": "openai", "copilot": "openai"}
 OPTIONS = (
-    OptionSpec("wrap", "adapter to wrap: codex (default), claude, gemini, opencode, replay, or any command line"),
+    OptionSpec("wrap", "adapter to wrap: codex (default), claude, gemini, opencode, copilot, replay, or any "
+                       "command line"),
     OptionSpec("provider", "openai, anthropic or gemini (default: anthropic for claude, gemini for gemini, "
                            "else openai)"),
     OptionSpec("upstream_url", f"provider base URL (default: ${UPSTREAM_VAR}, else the provider's)"),

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from instruction_gate import proc
-from instruction_gate.agents.discovery import LoadedFile
+from instruction_gate.agents.discovery import LoadedFile, outside_repository
 from instruction_gate.agents.failures import Failure, launch_failure
 from instruction_gate.agents.protocol import AdapterRequest, EventWriter, Usage, adapter_version, result_event
 from instruction_gate.console import say
@@ -56,6 +56,8 @@ class StreamParser:
         self.session_id: str | None = None
         self.model: str | None = None
         self.touched_paths: list[str] = []  #: files the agent read or edited, repo-relative
+        #: Names of the skills the agent invoked, from its own stream; None: the adapter cannot tell.
+        self.skills_invoked: list[str] | None = None
 
     def feed(self, line: bytes) -> list[dict[str, Any]]:
         text = line.decode("utf-8", errors="replace").strip()
@@ -72,6 +74,16 @@ class StreamParser:
 
     def begin_turn(self, index: int) -> None:
         self.turn = index
+
+    def sent_prompt(self, prompt: str) -> None:
+        """The prompt the CLI is about to get (a CLI that expands skill mentions in it overrides this)."""
+
+    def invoked_skill(self, name: Any) -> None:
+        """A skill whose body reached the model, by the name invoked (recorded once, in order)."""
+        if self.skills_invoked is None:
+            self.skills_invoked = []
+        if isinstance(name, str) and name.strip() and name.strip() not in self.skills_invoked:
+            self.skills_invoked.append(name.strip())
 
     def handle(self, obj: dict[str, Any]) -> list[dict[str, Any]]:
         raise NotImplementedError
@@ -138,8 +150,10 @@ class CliAgent(Protocol):
         """The CLI's environment: `agent_env` plus the agent's own settings (retry budget,
         request timeout) sized to the adapter's deadline `timeout` (seconds, or None)."""
 
-    # Optional: `refuse_turn(request) -> Failure | None`, checked before each turn starts, and
-    # `installed_version(binary) -> str | None`, which spares the `--version` probe.
+    # Optional: `refuse_turn(request) -> Failure | None`, checked before each turn starts,
+    # `installed_version(binary) -> str | None`, which spares the `--version` probe, and
+    # `lazy_instruction_sources(request, parser) -> list[str]`: the instruction files that reached
+    # the model only after the start (repository-relative), as the CLI's stream reports them.
 
 
 def resolve_binary(binary: str, agent_env: dict[str, str]) -> str | None:
@@ -194,9 +208,12 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
             break
         # Optional: an agent may refuse to start its CLI in the workspace as it now stands.
         refusal = getattr(agent, "refuse_turn", None)
-        failure = refusal(request) if refusal else None
+        outside = outside_repository(request.repo_root, request.workspace)  # every agent: no traceback, no run
+        failure = Failure("agent_error", f"{outside}: the agent would work and load instructions there") \
+            if outside else refusal(request) if refusal else None
         if failure is not None:
             break
+        parser.sent_prompt(prompt)
         remaining = None if deadline is None else max(0.1, deadline - time.monotonic())
         result = proc.run(agent.turn_argv(binary, index, prompt, parser.session_id),  # type: ignore[arg-type]
                           request.workspace, env=env, stdin=agent.turn_stdin(prompt),
@@ -216,11 +233,28 @@ def run_cli_agent(agent: CliAgent, request: AdapterRequest, writer: EventWriter,
         say(f"{agent.agent_name}: {failure.reason}: {failure.detail}", file=sys.stderr)
     if parser.malformed_lines:
         say(f"{agent.agent_name}: ignored {parser.malformed_lines} malformed output lines", file=sys.stderr)
+    lazy = getattr(agent, "lazy_instruction_sources", None)
+    # Out of the repository no file can be named: the run was refused before the agent started.
+    files = [] if outside_repository(request.repo_root, request.workspace) else agent.instruction_files(request, parser)
     event = result_event(
         failure=failure, tool_calls=parser.tool_calls, usage=parser.usage,
-        provider_cost_usd=parser.cost_usd, instruction_files=agent.instruction_files(request, parser),
+        provider_cost_usd=parser.cost_usd, instruction_files=files,
         final_message=parser.final_message,
         provenance={"agent_name": agent.agent_name, "model": parser.model or agent.model,
-                    "harness_version": version, "adapter_version": adapter_version(agent.agent_name)})
+                    "harness_version": version, "adapter_version": adapter_version(agent.agent_name)},
+        skills_invoked=parser.skills_invoked,
+        lazy_instruction_sources=lazy(request, parser) if lazy else lazy_sources(agent, request, parser, files))
     writer.emit(event)
     return event
+
+
+def lazy_sources(agent: CliAgent, request: AdapterRequest, parser: StreamParser, files: list[LoadedFile]) -> list[str]:
+    """For agents without their own `lazy_instruction_sources`: the reported instruction files
+    that reached the model only after the start, i.e. those the agent's discovery does not give
+    for a run that has touched nothing yet (a fresh parser of the same session)."""
+    if not files:
+        return []
+    start = agent.new_parser(request)
+    start.session_id = parser.session_id
+    at_start = {f.path for f in agent.instruction_files(request, start)}
+    return [f.path for f in files if f.bytes_loaded > 0 and f.path not in at_start]

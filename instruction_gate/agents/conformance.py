@@ -3,6 +3,7 @@ back what reached the model. Shared by the conformance tests and `instruction-ga
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -64,7 +65,7 @@ def run_live(agent: str, binary: Path, repo: Path, script: list[Step], tmp: Path
             opts["model"] = "gemini-scripted"  # no routing side calls: one request per step
             if adapter is None:
                 env.update({"GOOGLE_GEMINI_BASE_URL": provider.url, "GEMINI_API_KEY": "scripted-key"})
-        elif agent == "opencode":
+        elif agent in ("opencode", "copilot"):
             opts["model"] = "scripted"
             if adapter is None:
                 env.update({"OPENAI_BASE_URL": provider.url + "/v1", "OPENAI_API_KEY": "scripted-key"})
@@ -195,3 +196,67 @@ def opencode_instructions(request: Any) -> list[tuple[str, str]]:
                 if match.group(1) not in [path for path, _ in found]:
                     found.append((match.group(1), text[match.end():]))
     return found
+
+
+_COPILOT_BLOCK = re.compile(r"<custom_instruction>\n(.*?)\n</custom_instruction>", re.S)
+_COPILOT_REMINDER = re.compile(r"<system_reminder>\nCustom instructions from (.+?)\. Apply these to any code you "
+                               r"write here:\n\n(.*?)\n</system_reminder>", re.S)
+_COPILOT_TABLE = "Here is a list of instruction files that contain rules"
+
+
+@dataclass
+class CopilotSent:
+    """What the Copilot CLI sent of instruction files in one chat request."""
+
+    blocks: list[str]  #: `<custom_instruction>` texts of the system prompt, in order
+    everywhere: str  #: the `.instructions.md` files sent at start: two newlines and its text for each, then a newline
+    table: str  #: the `applyTo` table of the other `.instructions.md` files ("" when none)
+    reminders: list[tuple[str, str]]  #: (path as the CLI names it, text) of files sent after a tool call
+
+
+_COPILOT_IMPORT = re.compile(r'\n\n<imported_custom_instruction source="([^"]*)"( skipped="already-loaded" />|>\n)'
+                             r'|</imported_custom_instruction>')
+
+
+def copilot_block_files(block: str) -> list[tuple[str | None, str]]:
+    """A sent file's text and the files it imported, split apart: (None, the file's own text),
+    then (absolute path, text) per import, in the order they open (depth first)."""
+    found: list[list[Any]] = [[None, ""]]
+    stack, at = [0], 0
+    for match in _COPILOT_IMPORT.finditer(block):
+        found[stack[-1]][1] += block[at:match.start()]
+        at = match.end()
+        if match.group(0).startswith("</"):
+            if len(stack) > 1:
+                stack.pop()
+            else:  # a closing tag in the file's own text
+                found[0][1] += match.group(0)
+        elif match.group(2).startswith(">"):
+            found.append([match.group(1), ""])
+            stack.append(len(found) - 1)
+    found[stack[-1]][1] += block[at:]
+    return [(path, text) for path, text in found]
+
+
+def copilot_instructions(request: Any) -> CopilotSent:
+    """The instruction text the Copilot CLI put into a Chat Completions request."""
+    messages = (request.body.get("messages") or []) if isinstance(request.body, dict) else []
+    system = next((m.get("content") for m in messages if isinstance(m, dict) and m.get("role") == "system"), "")
+    system = system if isinstance(system, str) else ""
+    blocks = _COPILOT_BLOCK.findall(system)
+    # The files sent at start without a block follow the last block (else the tool notes), each
+    # as two newlines and its text.
+    start = system.rfind("</custom_instruction>")
+    start = start + len("</custom_instruction>") if start >= 0 else system.rfind("</tools>") + len("</tools>\n")
+    end = min(i for i in (system.find(_COPILOT_TABLE, start), system.find("<system_notifications>", start),
+                          len(system)) if i >= 0)
+    table_end = system.find("<system_notifications>", start)
+    table = system[end:table_end] if system.startswith(_COPILOT_TABLE, end) else ""
+    reminders: list[tuple[str, str]] = []
+    for message in messages[1:]:
+        content = message.get("content") if isinstance(message, dict) else None
+        for match in _COPILOT_REMINDER.finditer(content if isinstance(content, str) else ""):
+            found = (match.group(1), html.unescape(match.group(2)))
+            if found not in reminders:
+                reminders.append(found)
+    return CopilotSent(blocks, system[start:end], table, reminders)

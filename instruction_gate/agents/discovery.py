@@ -8,7 +8,9 @@ and `instruction_bytes` (see `result_fields`). Each agent's own rules live in
 
 from __future__ import annotations
 
+import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
@@ -92,6 +94,38 @@ def file_size(path: Path) -> int:
         return os.stat(path).st_size
     except (OSError, ValueError):
         return 0
+
+
+def outside_repository(repo_root: Path | str, workspace: Path | str) -> str | None:
+    """Why an agent must not start in `workspace`: a link (it or a folder above it) leads out of
+    the repository, so the agent would work there and load that place's instruction files, which
+    no reviewer sees and no result can name. None when it lies inside."""
+    root, here = resolve(repo_root, workspace)
+    if here.is_relative_to(root):
+        return None
+    return f"the working directory leads out of the repository (a symlink to {here})"
+
+
+def read_settings_json(path: Path, trailing_commas: bool = False) -> object | None:
+    """A settings file the agents read as JSON with `//` and `/* */` comments (Gemini CLI's
+    settings.json; OpenCode's configuration, which also takes `trailing_commas`); None when
+    absent, unreadable or no such JSON (the CLI would not start with it)."""
+    data = read_instruction_bytes(path)
+    if data is None:
+        return None
+    text = data.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    pattern = _NOT_JSONC if trailing_commas else _NOT_JSON
+    for candidate in (text, pattern.sub(lambda m: m.group(1) or "", text)):
+        try:
+            return json.loads(candidate)
+        except ValueError:
+            continue
+    return None
+
+
+#: Strings kept (group 1); outside them, comments dropped (and a comma before a closing bracket).
+_NOT_JSON = re.compile(r'("(?:\\.|[^"\\])*")|//[^\n]*|/\*[\s\S]*?\*/')
+_NOT_JSONC = re.compile(_NOT_JSON.pattern + r'|,(?=\s*[}\]])')
 
 
 def project_root(repo_root: Path, cwd: Path) -> Path:

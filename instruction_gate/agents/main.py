@@ -8,6 +8,7 @@ from typing import Callable, NamedTuple, NoReturn
 
 from instruction_gate.agents.claude import adapter as claude
 from instruction_gate.agents.codex import adapter as codex
+from instruction_gate.agents.copilot import adapter as copilot
 from instruction_gate.agents.gemini import adapter as gemini
 from instruction_gate.agents.opencode import adapter as opencode
 from instruction_gate.agents.cli_agent import CliAgent, run_cli_agent
@@ -29,6 +30,7 @@ AGENTS: dict[str, AgentKind] = {
     "claude": AgentKind(claude.OPTIONS, claude.ClaudeAgent.from_options),
     "gemini": AgentKind(gemini.OPTIONS, gemini.GeminiAgent.from_options),
     "opencode": AgentKind(opencode.OPTIONS, opencode.OpenCodeAgent.from_options),
+    "copilot": AgentKind(copilot.OPTIONS, copilot.CopilotAgent.from_options),
 }
 
 

@@ -19,6 +19,11 @@ from instruction_gate.agents.failures import INFRASTRUCTURE, Failure
 from instruction_gate.errors import ConfigError
 
 
+#: Set in an adapter's environment when the gate's sandbox confines it (the agent's own sandbox,
+#: if it has one, cannot nest inside and is redundant there).
+CONFINED_VAR = "INSTRUCTION_GATE_CONFINED"
+
+
 @dataclass(frozen=True)
 class AdapterRequest:
     """The fields of an adapter request that real adapters use (the rest stays in `raw`)."""
@@ -103,8 +108,11 @@ def adapter_version(agent: str) -> str:
 
 def result_event(*, failure: Failure | None, tool_calls: int | None, usage: Usage,
                  provider_cost_usd: float | None, instruction_files: Iterable[LoadedFile],
-                 provenance: Mapping[str, Any], final_message: str | None) -> dict[str, Any]:
-    """The closing `result` event (schemas/adapter-result.schema.json)."""
+                 provenance: Mapping[str, Any], final_message: str | None,
+                 skills_invoked: Iterable[str] | None = None,
+                 lazy_instruction_sources: Iterable[str] | None = None) -> dict[str, Any]:
+    """The closing `result` event (schemas/adapter-result.schema.json). `skills_invoked` and
+    `lazy_instruction_sources` are written only by adapters that can tell (None: unknown)."""
     sources, sizes = result_fields(instruction_files)
     event: dict[str, Any] = {"type": "result", "status": failure.status if failure else "completed"}
     if failure is not None:
@@ -116,6 +124,10 @@ def result_event(*, failure: Failure | None, tool_calls: int | None, usage: Usag
                  output_tokens=usage.output_tokens, cached_input_tokens=usage.cached_input_tokens,
                  provider_cost_usd=provider_cost_usd, instruction_sources=sources,
                  instruction_bytes=sizes, provenance=dict(provenance))
+    if skills_invoked is not None:
+        event["skills_invoked"] = list(skills_invoked)
+    if lazy_instruction_sources is not None:
+        event["lazy_instruction_sources"] = list(lazy_instruction_sources)
     if final_message:
         event["final_message"] = final_message
     return event

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from instruction_gate import git, globs
+from instruction_gate.agents.loading import DEFAULT_INSTRUCTION_PATHS, is_instruction_file
 from instruction_gate.suite import manifest as manifest_mod
 from instruction_gate.errors import ConfigError
 from instruction_gate.untrusted import quote
@@ -44,6 +45,15 @@ def run(args: argparse.Namespace) -> int:
     instructions, code = changed_paths(args.repo, manifest.instruction_paths, args.base, args.candidate)
     for path in instructions:
         say(quote(path, limit=4096))  # a newline in a path must not print a second line (or a workflow command)
+    # A file an agent loads by itself, changed outside `instruction_paths`: the gate will not
+    # evaluate it, and whoever edits only that file would otherwise learn it from silence.
+    unwatched = [path for path in code if is_instruction_file(path)]
+    if unwatched:
+        shown = ", ".join(quote(u, limit=200) for u in unwatched[:20])
+        example = next((g for g in DEFAULT_INSTRUCTION_PATHS if globs.matches_any(unwatched[0], (g,))), unwatched[0])
+        say(f"unwatched instruction files: {shown} {'is' if len(unwatched) == 1 else 'are'} loaded by a known agent but "
+            "outside the manifest's instruction_paths, so the gate does not evaluate the change; add them "
+            f"(e.g. {quote(example, limit=200)}) to instruction_paths", file=sys.stderr)
     if instructions and code:
         shown = ", ".join(quote(c, limit=200) for c in code[:20]) + (f", ... and {len(code) - 20} more" if len(code) > 20 else "")
         say(f"mixed change: instruction files {', '.join(quote(i, limit=200) for i in instructions)}; code ({len(code)} "

@@ -21,8 +21,9 @@ from pathlib import Path
 from typing import Callable
 
 from instruction_gate import git
-from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, gemini_context,
-                                                 gemini_imports, opencode_instructions, run_live)
+from instruction_gate.agents.conformance import (LiveRun, claude_memory, codex_instructions, copilot_block_files,
+                                                 copilot_instructions, gemini_context, gemini_imports,
+                                                 opencode_instructions, run_live)
 from instruction_gate.agents.scripted_provider import Step
 from instruction_gate.commands import doctor_setup
 from instruction_gate.console import say
@@ -31,7 +32,9 @@ from instruction_gate.errors import EXIT_NOT_EVALUATED, ConfigError
 _FILES = {"AGENTS.md": "Root rules for Codex.\n", "CLAUDE.md": "Root memory.\n@docs/style.md\n",
           "docs/style.md": "Style.\n", "pkg/AGENTS.md": "Package rules.\n", "pkg/CLAUDE.md": "Package memory.\n",
           "pkg/app.py": "x = 1\n"}
-_TOOL = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash"}
+_TOOL = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash", "copilot": "bash"}
+#: Agents whose shell tool takes a `description`, and which report only the agent loop's calls.
+_DESCRIBED = ("opencode", "copilot")
 #: A program only on the PATH the harness hands the agent (like a check environment's bin/).
 _PROBE = "ig-doctor-path-probe"
 
@@ -70,6 +73,10 @@ def _sent_sources(agent: str, run: LiveRun, repo: Path) -> list[str]:
         return [rel(p) for p, _ in claude_memory(run.requests[0])]
     if agent == "opencode":
         return [rel(p) for p, _ in opencode_instructions(run.requests[0])]
+    if agent == "copilot":  # a block names no path: the probe file whose text it is, then its imports
+        texts = {text: path for path, text in _FILES.items()}
+        return [texts.get(text, f"unrecognised: {text[:80]!r}") if path is None else rel(path)
+                for block in copilot_instructions(run.requests[0]).blocks for path, text in copilot_block_files(block)]
     if agent == "gemini":  # each context file, then the files inlined into it
         return [rel(f) for p, text in gemini_context(run.requests[0]) for f in (p, *gemini_imports(p, text))]
     sent = codex_instructions(run.requests[0]) or ""
@@ -85,11 +92,16 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
     if agent == "opencode":
         options["stall_seconds"] = "5"  # its five retries back off for a minute without retry-after
 
-    def live(name: str, script: list[Step], **kwargs) -> LiveRun:
-        return run_live(agent, Path(binary), repo, script, root / name, options=options, timeout=45, **kwargs)
+    # Copilot unpacks its program into a cache on first use: once for all the checks, not per run.
+    cache = {"COPILOT_PKG_CACHE_HOME": str(root / "copilot-cache")} if agent == "copilot" else {}
+
+    def live(name: str, script: list[Step], timeout: float = 45, env_extra: dict[str, str] | None = None,
+             **kwargs) -> LiveRun:
+        return run_live(agent, Path(binary), repo, script, root / name, options=options, timeout=timeout,
+                        env_extra={**cache, **(env_extra or {})}, **kwargs)
 
     def shell(command: str) -> dict[str, str]:
-        return {"command": command, **({"description": command} if agent == "opencode" else {})}
+        return {"command": command, **({"description": command} if agent in _DESCRIBED else {})}
 
     checks: list[Check] = []
     run = live("format", [Step("tool", name=_TOOL[agent], args=shell("exit 3"), input_tokens=150,
@@ -104,15 +116,18 @@ def _checks(agent: str, binary: str, root: Path) -> list[Check]:
     checks.append(Check("discovery", result.get("instruction_sources") == sent,
                         f"adapter reported {result.get('instruction_sources')}, the model received {sent}"))
     cached = agent == "claude"  # Anthropic's input_tokens exclude cache reads; the adapter's include them
-    # OpenCode leaves its title call out of the usage it reports: the agent loop's calls only.
-    counted = run.requests if agent == "opencode" else run.answered
+    # OpenCode leaves its title call out of the usage it reports: the agent loop's calls only (Copilot too).
+    counted = run.requests if agent in _DESCRIBED else run.answered
     expected = (sum(r.step.input_tokens + (r.step.cached_tokens if cached else 0) for r in counted),
                 sum(r.step.output_tokens for r in counted))
     reported = (result.get("input_tokens"), result.get("output_tokens"))
     checks.append(Check("usage", reported == expected, f"adapter reported {reported}, the provider sent {expected}"))
     checks.append(_path_check(root, lambda script, env: live("path", script, env_extra=env), _TOOL[agent], shell))
     for status, reason in ((500, "provider_error"), (401, "auth_failed")):
-        failed = live(f"status-{status}", [Step("status", status=status, times=0, retry_after_ms=10)]).result
+        # Copilot retries a 5xx for about 16 s: still retrying at a shorter deadline, classified by the status.
+        timeout = 12 if agent == "copilot" and status == 500 else 45
+        failed = live(f"status-{status}", [Step("status", status=status, times=0, retry_after_ms=10)],
+                      timeout=timeout).result
         got = (failed.get("failure_class"), failed.get("failure_reason"))
         checks.append(Check(f"HTTP {status}", got == ("infrastructure", reason),
                             f"classified as {got}, expected ('infrastructure', {reason!r})"))

@@ -14,7 +14,9 @@ from instruction_gate import proc
 
 #: What each CLI's `--version` prints (Gemini CLI and OpenCode print a bare version number).
 _VERSION_TEXT = {"codex": re.compile(r"^codex[-\w]*\s+\d"), "claude": re.compile(r"\(Claude Code\)"),
-                 "gemini": re.compile(r"^\d+\.\d+\.\d+\S*$"), "opencode": re.compile(r"^\d+\.\d+\.\d+\S*$")}
+                 "gemini": re.compile(r"^\d+\.\d+\.\d+\S*$"), "opencode": re.compile(r"^\d+\.\d+\.\d+\S*$"),
+                 # Copilot adds a line on updates after its version.
+                 "copilot": re.compile(r"^GitHub Copilot CLI \d+\.\d+\.\d+")}
 _VERSION_SECONDS = 30.0
 
 #: Project configuration files per agent, and what the gate does with them.
@@ -73,7 +75,7 @@ def version_problem(agent: str, binary: str, cwd: Path) -> str:
     errors = " ".join((result.stderr or "").split())[:200]
     if result.exit_code != 0:
         return f"{binary} --version exited {result.exit_code}: {errors or 'no output'}"
-    if not lines or not _VERSION_TEXT[agent].search(lines[-1]):
+    if not any(_VERSION_TEXT[agent].search(line) for line in lines):
         said = lines[-1][:120] if lines else "nothing"
         return f"{binary} does not look like the {agent} CLI: `--version` printed {said!r}"
     return ""

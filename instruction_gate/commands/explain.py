@@ -11,12 +11,12 @@ from pathlib import Path
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.loading import LOADERS, LoadSettings
 from instruction_gate.errors import ConfigError, EXIT_PASS
+from instruction_gate.lint.chains import instruction_files
 from instruction_gate.lint.imports import REASONS, Import
-from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path
+from instruction_gate.lint.tree import DirTree, GitTree, Tree, directories, real_path, resolve
 from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, quote
-from instruction_gate.commands.doctor_setup import PROJECT_CONFIG, project_config
 from instruction_gate.reference_agent.explain import (
-    AGENTS, as_json, bytes_sent, explain, hidden_text, import_notes, outside_files, unreadable_files,
+    AGENTS, as_json, bytes_sent, explain, hidden_text, import_notes, outside_files, unread_lines, unreadable_files,
 )
 from instruction_gate import secret_shapes
 from instruction_gate.console import say, safe_json
@@ -79,23 +79,33 @@ def run(args: argparse.Namespace) -> int:
     if directory and tree.kind(directory) == "submodule":
         raise ConfigError(f"--cwd: {quote(args.cwd)} is a git submodule ({tree.label}): an agent started there is in "
                           "the submodule's own repository and loads its files, not this one's; run explain there")
+    linked = resolve(directory, tree.link_target) if directory else None
+    if linked is not None and linked.path != directory:
+        if linked.path is None:  # out of the repository, or a loop: no agent can be run there
+            return _linked_out(args, repo, tree, directory, linked.target)
+        if not args.json:
+            _say(f"--cwd {quote(directory)} is a symlink to {quote(linked.path or '.')}: the agents work there")
+        directory = linked.path
     # An empty directory (a submodule not checked out, a new package) still gets its parents' files.
     if directory and directory not in directories(tree.files()) and tree.kind(directory) != "directory":
         raise ConfigError(f"--cwd: {quote(args.cwd)} is no directory of the repository ({tree.label}); give it "
                           "relative to the repository root")
     settings = _settings(args)
-    found, _, explained = explain(tree, directory, args.agent, repo, settings=settings)
+    found, plan, explained = explain(tree, directory, args.agent, repo, settings=settings)
     notes = import_notes(tree, found, settings)
     outside = outside_files(tree, settings)
-    configs = project_config({*tree.files(), *directories(tree.files())})
     unreadable = unreadable_files(tree, directory, args.agent, settings)
     hidden = hidden_text(tree, found)
+    unread = unread_lines(tree, found, plan)
     if args.json:
         data = as_json(directory, found, explained, notes, outside)
         data["not_files"] = [{"path": path, "is": what} for path, what in unreadable.items()]
         data["hidden_characters"] = [{"file": path, "line": line, "characters": chars} for path, line, chars in hidden]
-        for chain in data["chains"]:
-            chain["refused_project_config"] = [path for path, key in configs if PROJECT_CONFIG[key][0] == chain["agent"]]
+        data["not_understood_count"] = len(unread)
+        data["not_understood"] = [{"file": u.source, "line": u.line, "text": u.text, "why": u.why} for u in unread]
+        for chain, listed in zip(found, data["chains"]):
+            listed["refused_project_config"] = list(chain.refused_config)
+            listed["start_failure"] = chain.failure or None
         print(safe_json(json.dumps(Redactor().data(data), indent=2)))
         return EXIT_PASS
     _say(f"{quote(repo)} ({tree.label}), task directory: {quote(directory or '.')}")
@@ -103,6 +113,9 @@ def run(args: argparse.Namespace) -> int:
         inside = [f for f in chain.files if f.path not in outside]
         total, sent = sum(f.bytes_loaded for f in inside), sum(bytes_sent(f) for f in inside)
         amount = f"{total} bytes" if sent == total else f"{total} bytes on disk, {sent} bytes sent"
+        if chain.failure:
+            _say(f"\n{LOADERS[chain.agent].label}: no file reaches the model: {quote(chain.failure, limit=400)}")
+            continue
         _say(f"\n{LOADERS[chain.agent].label}: {len(chain.files)} file(s), {amount}")
         show = lambda f, suffix: _show(f, suffix, chain.agent, tree, notes, outside)  # noqa: E731
         for f in chain.files:
@@ -113,10 +126,21 @@ def run(args: argparse.Namespace) -> int:
             _say("  (no instruction file)")
         for f in chain.later:
             show(f, f"  ({LOADERS[chain.agent].later_how})")
-        for path, key in configs:
-            if PROJECT_CONFIG[key][0] == chain.agent:
-                _say(f"  note: {quote(path)}: the {chain.agent} adapter refuses to start next to it unless "
-                    "workspace_settings=trust")
+        for path, how in chain.skills:
+            _say(f"  {quote(path)}  ({quote(how, limit=300)})")
+        for rule in chain.scoped:
+            _say(f"  {quote(rule.path)}  ({quote(rule.how, limit=300)})"
+                 + (f"\n    note: {quote(rule.problem)}" if rule.problem else ""))
+        for path in chain.refused_config:
+            _say(f"  note: {quote(path)}: the {chain.agent} adapter refuses to start next to it unless "
+                 "workspace_settings=trust")
+    shown = {f.path for c in found for f in (*c.whole, *c.later)} | {r.path for c in found for r in c.scoped} | {
+        p for c in found for p, _ in c.skills}
+    others = [p for p in instruction_files(tree) if p not in shown]
+    if others and not any(c.whole or c.later or c.scoped or c.skills for c in found):
+        # A repository with only Copilot's or Cursor's files shows nothing under the default agents.
+        _say(f"\nNone of these agents loads the repository's instruction files ({quote(', '.join(others[:5]))}"
+             f"{', ...' if len(others) > 5 else ''}): try --agent all")
     if unreadable:
         _say("")
     for path, what in unreadable.items():  # an agent skips it (or may wait on a pipe): never silently
@@ -129,6 +153,25 @@ def run(args: argparse.Namespace) -> int:
     if len(hidden) > _HIDDEN_SHOWN:
         _say(f"Hidden: {len(hidden) - _HIDDEN_SHOWN} more line(s) like these (--json lists all)")
     _directives(explained)
+    _not_understood(unread)
+    return EXIT_PASS
+
+
+def _linked_out(args: argparse.Namespace, repo: Path, tree: Tree, directory: str, target: str | None) -> int:
+    """--cwd is a link out of the repository (or a loop): the adapters fail a run started there
+    before the agent starts (the turn loop's own check), so no file reaches any model."""
+    why = (f"the working directory is a symlink to {quote(target)}, out of the repository" if target
+           else "the working directory is a symlink loop")
+    failure = f"{why}: the adapter fails the run before the agent starts (agent_error)"
+    wanted = AGENTS[args.agent]
+    if args.json:
+        print(safe_json(json.dumps(Redactor().data({
+            "directory": directory, "chains": [{"agent": a, "files": [], "later": [], "start_failure": failure}
+                                               for a in wanted], "directives": []}), indent=2)))
+        return EXIT_PASS
+    _say(f"{quote(repo)} ({tree.label}), task directory: {quote(directory)}")
+    for agent in wanted:
+        _say(f"\n{LOADERS[agent].label}: no file reaches the model: {failure}")
     return EXIT_PASS
 
 
@@ -163,3 +206,18 @@ def _directives(explained: list) -> None:
         _say(f"  {quote(d.source)}:{d.line}  {_KIND_LABELS[d.kind]}{argument}: {quote(item.outcome, limit=2000)}")
     if not explained:
         _say("  none: it understands only the grammar in adapters/README.md (\"The reference agent (offline)\")")
+
+
+#: Not-understood lines printed in the text report; JSON has them all.
+_UNREAD_SHOWN = 40
+
+
+def _not_understood(unread: list) -> None:
+    """What the offline agent ignores: lines that read like instructions it has no directive for."""
+    if not unread:
+        return
+    _say(f"\nNot understood ({len(unread)}): lines that look like instructions the reference agent does not act on")
+    for item in unread[:_UNREAD_SHOWN]:
+        _say(f"  {quote(item.source)}:{item.line}  {quote(item.text, limit=200)}  ({item.why})")
+    if len(unread) > _UNREAD_SHOWN:
+        _say(f"  ... {len(unread) - _UNREAD_SHOWN} more (--json lists all)")

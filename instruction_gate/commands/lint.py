@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
     found: list[coverage.Gap] = []
     if args.manifest is not None:
         files = imports_closure(candidate, instruction_files(candidate, paths))
-        found = coverage.gaps(files, directories, policy.byte_caps)
+        found = coverage.gaps(files, directories, policy.byte_caps, candidate.files())
         summary += "\n" + "\n".join(coverage.markdown(found, len(directories)))
     say(summary)
     if args.annotations:

@@ -7,6 +7,8 @@ written into a private temporary directory and discovery runs there.
 
 from __future__ import annotations
 
+import os
+import posixpath
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -14,9 +16,12 @@ from typing import Iterable
 
 from instruction_gate import globs
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.loading import LOADERS, LoadSettings, names_of
+from instruction_gate.agents.loading import (FORMAT_GLOBS, LOADERS, LoadSettings, names_of, scoped_rules,
+                                            skills_reached)
+from instruction_gate.agents.scoped_rules import ScopedRule
 from instruction_gate.lint.imports import imports, loaded
-from instruction_gate.lint.tree import Tree, real_path
+from instruction_gate.lint.tree import DirTree, Tree, real_path, resolve
+from instruction_gate.lint.tree import directories as tree_directories
 
 #: File names an agent loads by itself, wherever they are.
 AGENT_FILE_NAMES = names_of("all")
@@ -33,6 +38,15 @@ class Chain:
     files: tuple[LoadedFile, ...]  #: as loaded, root first; bytes_loaded < size when cut
     whole: tuple[LoadedFile, ...]  #: the same chain without any cap
     later: tuple[LoadedFile, ...] = ()  #: loaded only once the agent touches files below `directory`
+    #: path-scoped rules (`applyTo`, `globs`, `paths`, Cursor's description-only rules): loaded only
+    #: when the agent touches a matching file or the model asks for one; each with its scope
+    scoped: tuple[ScopedRule, ...] = ()
+    #: (SKILL.md path, how): skills the agent lists at start, their bodies loaded on invocation
+    skills: tuple[tuple[str, str], ...] = ()
+    #: Why the agent's CLI stops before any request here (its adapter reports no file), or "".
+    failure: str = ""
+    #: Workspace configuration its adapter refuses to start next to unless trusted.
+    refused_config: tuple[str, ...] = ()
 
     @property
     def total_bytes(self) -> int:
@@ -40,12 +54,11 @@ class Chain:
 
 
 def instruction_files(tree: Tree, instruction_paths: Iterable[str] = ()) -> list[str]:
-    """Files matching the manifest's instruction paths plus every file an agent loads by name."""
+    """Files matching the manifest's instruction paths plus every file an agent loads by name or
+    finds where its format lives (`.claude/rules/`, Copilot's and Cursor's rule files)."""
     files = tree.files()
-    named = [p for p in files if PurePosixPath(p).name in AGENT_FILE_NAMES
-             or p.endswith("/.claude/CLAUDE.md") or p == ".claude/CLAUDE.md"
-             or (p.endswith(".md") and (p.startswith(".claude/rules/") or "/.claude/rules/" in p))]
-    return sorted(set(named) | set(globs.filter_paths(files, instruction_paths)))
+    named = [p for p in files if PurePosixPath(p).name in AGENT_FILE_NAMES]
+    return sorted(set(named) | set(globs.filter_paths(files, (*instruction_paths, *FORMAT_GLOBS))))
 
 
 def imports_closure(tree: Tree, paths: list[str], settings: LoadSettings = LoadSettings()) -> dict[str, bytes]:
@@ -64,7 +77,8 @@ def chains(tree: Tree, files: list[str], directories: Iterable[str], caps: dict[
            outside: Iterable[str] = ()) -> list[Chain]:
     """Every known agent's chain for each directory, cut at `caps[agent]` when given (by the
     agent's own budget rule where it has one, else the way Codex cuts). With `later`, also what
-    each agent loads once it touches files below the directory. Lint and `explain` share it.
+    each agent loads once it touches files below the directory. Path-scoped rules come with
+    every chain, with their scope (`Chain.scoped`). Lint and `explain` share it.
 
     `outside`: paths of links leading out of the repository. Each becomes a link to a stand-in
     file outside the private copy, so each agent's own rules decide whether it follows it (the
@@ -81,10 +95,17 @@ def chains(tree: Tree, files: list[str], directories: Iterable[str], caps: dict[
         for path in set(outside) - set(contents):
             (root / path).parent.mkdir(parents=True, exist_ok=True)
             (root / path).symlink_to(stand_in)
+        _skeleton(tree, root, files)
+        settings = replace(settings, repo_path=_absolute_root(tree))
         touchable = sorted({*contents, *outside})
         for directory in sorted(set(directories)):
             (root / directory).mkdir(parents=True, exist_ok=True)
             for agent, loader in LOADERS.items():
+                refused = tuple(loader.refused_config(root, directory)) if loader.refused_config else ()
+                failure = loader.start_failure(root, directory, settings) if loader.start_failure else None
+                if failure:  # as its adapter reports: no file reached the model
+                    out.append(Chain(agent, directory, (), (), failure=failure, refused_config=refused))
+                    continue
                 uncapped = replace(settings, codex_budget=_UNCAPPED)
                 whole = _once(tree, loader.at_start(root, directory, uncapped))
                 if loader.budgeted:
@@ -94,9 +115,61 @@ def chains(tree: Tree, files: list[str], directories: Iterable[str], caps: dict[
                     cut = _cap(whole, caps.get(agent))
                 touched = loader.on_touch(root, directory, touchable, settings) if later else []
                 shown = {real_path(f.path, tree.link_target) or f.path for f in whole}
-                out.append(Chain(agent, directory, cut, whole, tuple(
-                    f for f in _once(tree, touched) if (real_path(f.path, tree.link_target) or f.path) not in shown)))
+                later_files = tuple(f for f in _once(tree, touched)
+                                    if (real_path(f.path, tree.link_target) or f.path) not in shown)
+                shown |= {f.path for f in later_files}
+                scoped = tuple(r for r in scoped_rules(agent, root, directory) if r.path not in shown)
+                out.append(Chain(agent, directory, cut, whole, later_files, scoped,
+                                 tuple(skills_reached(agent, root, directory)), refused_config=refused))
     return out
+
+
+#: Project configuration the gemini and opencode adapters look for (they refuse it unless trusted).
+_CONFIG_FILES = ("opencode.json", "opencode.jsonc", ".gemini/settings.json", ".gemini/.env")
+
+
+def _skeleton(tree: Tree, root: Path, files: list[str]) -> None:
+    """What decides discovery besides the files' text, made in the private copy as it is in the
+    tree, so each agent's own rules meet it: `.git` where a repository starts (a nested one or a
+    submodule starts its own chain), instruction files that are links to nothing (dangling or
+    looping), folders bearing an instruction file's name, and empty stand-ins for the project
+    configuration the adapters refuse (what it says is never copied)."""
+    every = tree.files()
+    for path in _repository_roots(tree, every):
+        (root / path / ".git").mkdir(parents=True, exist_ok=True)
+    for path in files:
+        target = tree.link_target(path)
+        lexical = posixpath.normpath(posixpath.join(posixpath.dirname(path), target or ""))
+        if target is None or target.startswith("/") or lexical == ".." or lexical.startswith("../") \
+                or tree.read(path) is not None or os.path.lexists(root / path) \
+                or resolve(path, tree.link_target).problem == "outside":
+            continue  # a readable file (copied), or a link out of the repository (the stand-in's)
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).symlink_to(target)
+    for directory in tree_directories(every):
+        if directory and posixpath.basename(directory) in AGENT_FILE_NAMES:
+            (root / directory).mkdir(parents=True, exist_ok=True)
+    for path in every:
+        parts = path.split("/")
+        if ".opencode" in parts[:-1]:  # OpenCode's project folder (agents, commands, plugins)
+            (root / "/".join(parts[:parts.index(".opencode") + 1])).mkdir(parents=True, exist_ok=True)
+        if any(path == name or path.endswith("/" + name) for name in _CONFIG_FILES) and not os.path.lexists(root / path):
+            (root / path).parent.mkdir(parents=True, exist_ok=True)
+            (root / path).write_bytes(b"")
+
+
+def _repository_roots(tree: Tree, every: frozenset[str]) -> list[str]:
+    """Directories where a repository starts: a commit's root and its submodules, or in a
+    working directory every folder holding `.git` (a nested repository or a submodule)."""
+    if isinstance(tree, DirTree):
+        return [d for d in sorted(tree_directories(every)) if tree.kind(posixpath.join(d, ".git")) is not None]
+    return ["", *sorted(p for p in every if tree.kind(p) == "submodule")]
+
+
+def _absolute_root(tree: Tree) -> str | None:
+    """Where the tree's repository is on this machine (absolute imports may name it)."""
+    where = getattr(tree, "root", None) or getattr(tree, "repo", None)
+    return str(where) if where is not None else None
 
 
 def _once(tree: Tree, files: Iterable[LoadedFile]) -> tuple[LoadedFile, ...]:

@@ -54,10 +54,12 @@ class LintContext:
 
     def is_ignored(self, path: str) -> bool:
         """Ignored, or a directory that an ignore rule reaches into (`/deprecated/data/` means a
-        local `deprecated/` exists on contributors' machines though nothing of it is committed)."""
+        local `deprecated/` exists on contributors' machines though nothing of it is committed).
+        A negated rule reaching into it (`!docs/docs.json`) says the opposite: the directory is kept,
+        not ignored as a whole, so a path under it that no commit holds is stale."""
         inside = path.strip("/") + "/"
         return self.ignored.match_file(path) or self.ignored.match_file(path.rstrip("/") + "/") or any(
-            p.lstrip("/!").startswith(inside) for p in self._ignore_patterns)
+            p.lstrip("/").startswith(inside) for p in self._ignore_patterns if not p.startswith("!"))
 
     def exists(self, path: str) -> bool:
         """A file or directory at a normalized repository-relative path, through symlinked

@@ -86,6 +86,10 @@ def check(ctx: LintContext) -> Iterator[Finding]:
     groups = {(path,) for path in ctx.texts}
     # A file a chain reaches twice (a second name for it, an import) is read once.
     groups |= {tuple(dict.fromkeys(f.path for f in chain.files if f.path in ctx.texts)) for chain in ctx.chains}
+    # Scoped rules load on top of the chain they join (several at once when a task touches their files).
+    groups |= {tuple(dict.fromkeys([*(f.path for f in chain.files), *(r.path for r in chain.scoped)]))
+               for chain in ctx.chains if chain.scoped}
+    groups = {tuple(p for p in group if p in ctx.texts) for group in groups}
     reported: set[tuple] = set()
     for group in sorted(groups):
         loaded = [(path, d) for path in group for d in parsed[path]]  # load order: later wins

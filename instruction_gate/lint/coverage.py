@@ -2,14 +2,15 @@
 
 An instruction no task loads is untested: its edits pass the gate without evidence. Reach
 follows impact analysis (`suite/exposure.py`): per agent, what loads at start in a task's
-`cwd` (the Codex chain cut at its budget, Claude's memory files and imports) plus every
-instruction file below it. A file some agent could load from the repository root (its whole
-subtree) but no task reaches is a gap; so is a section of a file that every task receives only
+`cwd` (the Codex chain cut at its budget, Claude's memory files and imports) plus what that
+agent's CLI loads later below it. A file some agent could load from some directory but no
+task reaches is a gap; so is a section of a file that every task receives only
 cut short, past the cut.
 """
 
 from __future__ import annotations
 
+import posixpath
 import re
 import tempfile
 from dataclasses import dataclass
@@ -38,11 +39,15 @@ def _sections_past(data: bytes, cut: int) -> list[str]:
     return [m.group(1).decode("utf-8", errors="replace") for m in _HEADING.finditer(data) if m.start() >= cut]
 
 
-def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | None = None) -> list[Gap]:
+def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | None = None,
+         tree_paths: Iterable[str] | None = None) -> list[Gap]:
     """Per agent, what of `files` (path -> bytes, the revision's instruction files) no task in `cwds`
-    reaches; one gap for every agent that shares it (an AGENTS.md several agents load is one row)."""
+    reaches; one gap for every agent that shares it (an AGENTS.md several agents load is one row).
+    `tree_paths`: every path of the revision, for path-scoped rules (the files a task can touch);
+    without them a scoped rule counts as reached wherever it could be loaded."""
     cwds = sorted({"" if c in (".", "") else c.strip("/") for c in cwds})
     found: list[Gap] = []
+    paths = sorted(tree_paths) if tree_paths is not None else None
     with tempfile.TemporaryDirectory(prefix="ig-coverage-") as tmp:
         root = Path(tmp)
         (root / ".git").mkdir()
@@ -52,12 +57,16 @@ def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | No
         for agent in LOADERS:
             budget = (caps or {}).get(agent, Discovery().codex_budget)
             rules = Discovery(agent, codex_budget=budget)
-            loadable = reachable(root, "", rules)  # the root's subtree is the whole repository
-            reached = [reachable(root, cwd, rules) for cwd in cwds]
+            # Loadable: from the directory of any instruction file (a nested file loads at start there).
+            loadable: dict[str, object] = {}
+            for directory in sorted({"", *(posixpath.dirname(p) for p in files)}):
+                loadable.update(reachable(root, directory, rules, any_file=True))
+            reached = [reachable(root, cwd, rules, _below(paths, cwd)) if paths is not None
+                       else reachable(root, cwd, rules, any_file=True) for cwd in cwds]
             for path in sorted(loadable):
                 reaches = [r[path] for r in reached if path in r]
                 if not reaches:
-                    found.append(Gap(agent, path, None, f"no task's cwd ({', '.join(cwds) or 'none'}) reaches it"))
+                    found.append(Gap(agent, path, None, f"no task's cwd ({', '.join(c or '.' for c in cwds) or 'none'}) reaches it"))
                     continue
                 if any(r.lazy for r in reaches):
                     continue
@@ -70,6 +79,10 @@ def gaps(files: dict[str, bytes], cwds: Iterable[str], caps: dict[str, int] | No
     for gap in found:
         merged.setdefault((gap.path, gap.section, gap.why), {})[gap.agent] = None
     return [Gap(", ".join(agents), path, section, why) for (path, section, why), agents in merged.items()]
+
+
+def _below(paths: list[str], cwd: str) -> list[str]:
+    return [p for p in paths if not cwd or p.startswith(cwd + "/")]
 
 
 def markdown(found: list[Gap], tasks: int) -> list[str]:

@@ -6,6 +6,7 @@ import bisect
 import re
 from dataclasses import dataclass
 
+from instruction_gate.agents.scoped_rules import blank_front_matter
 from instruction_gate.lint import markdown
 
 _NEGATIVE = (r"never|must not|mustn't|do not|don't|should not|shouldn't|avoid|not allowed to|may not|"
@@ -95,6 +96,7 @@ def _directive(text: str, positive: bool, marker: int, action_start: int, end: i
 def directives(text: str) -> list[Directive]:
     """Directives of each paragraph, list item and heading, read whole: hard-wrapped Markdown
     continues a sentence on the next line, and a rule cut at the line break reads as another rule."""
+    text = blank_front_matter(text)  # a rule file's front matter says when it loads, not what to do
     spans = []  # (positive, marker, action start, end, scoped) as offsets into `text`
     for block in markdown.blocks(text):
         if block.kind == "code":

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from posixpath import dirname
 from typing import Callable, Iterable
 
-from instruction_gate.lint import budget, contradictions, encoding, hidden, hosts, import_rules, links, secrets, stale
+from instruction_gate.lint import (budget, contradictions, encoding, hidden, hosts, import_rules, links, scoped, secrets,
+                                  stale)
 from instruction_gate.lint.chains import chains, instruction_files
 from instruction_gate.lint.context import LintContext
 from instruction_gate.lint.imports import imports, loaded
@@ -19,7 +20,7 @@ from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction
 CHECKS: tuple[Callable[[LintContext], Iterable[Finding]], ...] = (
     stale.check, links.check, import_rules.check_imports, import_rules.check_mentions, import_rules.check_read_cap,
     budget.check_caps, budget.check_overrides, contradictions.check,
-    secrets.check, hidden.check_hidden, hidden.check_unicode, encoding.check, hosts.check)
+    secrets.check, hidden.check_hidden, hidden.check_unicode, encoding.check, hosts.check, scoped.check)
 
 
 def context(tree: Tree, policy: LintPolicy, instruction_paths: Iterable[str] = (),

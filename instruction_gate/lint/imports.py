@@ -62,6 +62,9 @@ class _Files:
 
     def __init__(self, tree: Tree):
         self.tree = tree
+        #: Where the repository is on this machine: an absolute import naming a file there loads it.
+        where = getattr(tree, "root", None) or getattr(tree, "repo", None)
+        self.absolute_root = posixpath.normpath(str(where)) if where is not None and str(where).startswith("/") else None
         self.files = tree.files()
         self.dirs = directories(self.files)
 
@@ -71,15 +74,18 @@ class _Files:
     def exists(self, path: str | None) -> bool:
         return path is not None and (path in self.files or path in self.dirs)
 
-    def text(self, path: str) -> str | None:
+    def text(self, path: str, limit: int = INSTRUCTION_CAP_BYTES) -> str | None:
         data = self.tree.read(path)
-        return None if data is None else decode_instruction(data[:INSTRUCTION_CAP_BYTES])
+        return None if data is None else decode_instruction(data[:limit])
 
 
-def _named(importer: str, ref: str) -> str | None:
-    if ref.startswith(("~", "/")):
-        return None  # the home directory or an absolute path: never a file of this revision
-    joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), ref))
+def _named(importer: str, ref: str, absolute_root: str | None = None) -> str | None:
+    if absolute_root and ref.startswith(absolute_root + "/"):
+        joined = posixpath.normpath(ref[len(absolute_root) + 1:])  # this repository's file, spelled absolute
+    elif ref.startswith(("~", "/")):
+        return None  # the home directory or another absolute path: never a file of this revision
+    else:
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(importer), ref))
     return None if joined == ".." or joined.startswith("../") else joined.removeprefix("./")
 
 
@@ -92,10 +98,10 @@ def _problem(files: _Files, importer: str, ref: str, root: str, scope: str) -> t
         return "directive", None, None
     if _path_alias(files, base):
         return "alias", None, None
-    named = _named(importer, ref)
+    named = _named(importer, ref, files.absolute_root)
     real = files.real(named) if named is not None else None
     if not files.exists(real):
-        named = _named(importer, base)
+        named = _named(importer, base, files.absolute_root)
         real = files.real(named) if named is not None else None
         if named is None or real is None:
             looped = named is not None and resolve(named, files.tree.link_target).problem == "loop"
@@ -140,7 +146,7 @@ def walk(files: _Files, agent: str, root: str) -> Iterator[Import]:
     queue = deque([(root, start)])
     while queue:
         named_path, real = queue.popleft()
-        text = files.text(real)
+        text = files.text(real, rules.scan_bytes)
         for ref in rules.parse(text) if text is not None else ():
             problem, named, target = _problem(files, named_path, ref, root, rules.scope)
             if problem == "alias":

@@ -74,4 +74,8 @@ RULES: dict[str, Rule] = {rule.id: rule for rule in (
          True),
     Rule("IG012", "mention-taken-for-import",
          "An `@name` without a path shape where Gemini CLI replaces it with an import-failure text.", False),
+    Rule("IG013", "scoped-rule-front-matter",
+         "A path-scoped rule file (Copilot `applyTo`, Cursor `globs`/`alwaysApply`, Claude Code `paths`) whose "
+         "front matter is not read as written, or whose patterns match no file: it loads less than it seems to.",
+         False),
 )}

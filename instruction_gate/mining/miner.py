@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from instruction_gate import git
-from instruction_gate.agents.loading import names_of
+from instruction_gate import git, globs
+from instruction_gate.agents.loading import FORMAT_GLOBS, is_instruction_file
 from instruction_gate.errors import ConfigError, NotEvaluatedError
 from instruction_gate.mining import entries, materials, proposals, selection, suite_writer, validation
 from instruction_gate.mining.history import Candidate
@@ -38,8 +38,11 @@ class Settings:
 
 
 def _instruction_paths(tree_paths: list[str]) -> list[str]:
-    names = names_of("all")
-    return sorted(p for p in tree_paths if p.rsplit("/", 1)[-1] in names)
+    # By name (AGENTS.md, CLAUDE.md, ...) and by place (Copilot's and Cursor's rule files, .claude/rules,
+    # skills); a folder format the repository uses also by its glob, so a rule file added later is covered.
+    found = sorted(p for p in tree_paths if is_instruction_file(p))
+    folders = [g for g in FORMAT_GLOBS if "/**/" in g.removeprefix("**/") and globs.filter_paths(found, (g,))]
+    return found + folders
 
 
 def _existing(path: Path) -> dict[str, Any] | None:

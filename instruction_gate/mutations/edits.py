@@ -6,6 +6,7 @@ import bisect
 import re
 from typing import Iterator
 
+from instruction_gate.agents.scoped_rules import blank_front_matter
 from instruction_gate.lint import codeblocks, markdown
 from instruction_gate.lint.directives import directives
 from instruction_gate.lint.references import references
@@ -57,7 +58,7 @@ def stale_command(files: Files) -> Iterator[Mutant]:
         text = decode(data)
         groups: dict[tuple[str, str], list] = {}
         skipped = codeblocks.not_commands(text)
-        for ref in (r for r in references(text) if r.line not in skipped):
+        for ref in (r for r in references(blank_front_matter(text)) if r.line not in skipped):
             groups.setdefault((ref.kind, ref.name), []).append(ref)
         line_starts = {ln.number: ln.start for ln in markdown.lines(text)}
         for (kind, name), refs in groups.items():
@@ -110,7 +111,7 @@ def contradiction(files: Files) -> Iterator[Mutant]:
     """
     for path, data in sorted(files.items()):
         text = decode(data)
-        lines, blocks = markdown.lines(text), _Blocks(text)
+        lines, blocks = markdown.lines(text), _Blocks(blank_front_matter(text))
         for directive in directives(text):
             block = blocks.holding(directive.line)
             if block is None or block.kind not in ("item", "paragraph") or \

@@ -6,6 +6,7 @@ import bisect
 import re
 from typing import Iterator
 
+from instruction_gate.agents.scoped_rules import blank_front_matter
 from instruction_gate.lint import codeblocks, markdown
 from instruction_gate.lint.directives import directives
 from instruction_gate.mutations.model import Files, Mutant, decode, snippet, splice
@@ -79,7 +80,7 @@ def delete_rule(files: Files) -> Iterator[Mutant]:
     """One mutant per rule (an instructing list item or prose sentence), deleting just that rule."""
     for path, data in sorted(files.items()):
         text = decode(data)
-        for start, end, line in rule_spans(text):
+        for start, end, line in rule_spans(blank_front_matter(text)):  # front matter holds no rule
             yield Mutant(f"delete-rule:{path}:{line}", "delete-rule",
                          f"deleted the rule on {path}:{line}", snippet(text[start:end]),
                          {path: splice(text, start, end)}, path, line)
@@ -95,10 +96,11 @@ def delete_section(files: Files) -> Iterator[Mutant]:
     """
     for path, data in sorted(files.items()):
         text = decode(data)
-        sections = markdown.sections(text)
-        content = [b.start for b in markdown.blocks(text) if b.kind != "heading"]
+        shape = blank_front_matter(text)  # `key: value` over `---` reads as a heading: no section
+        sections = markdown.sections(shape)
+        content = [b.start for b in markdown.blocks(shape) if b.kind != "heading"]
         for section in sections:
-            if codeblocks.in_code(text, section.start):
+            if codeblocks.in_code(shape, section.start):
                 continue  # a `#` comment in code the block reader took for a heading
             start, end, what = section.start, section.end, "section"
             if all(start <= at < end for at in content):  # only headings would be left

@@ -16,6 +16,9 @@ from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of
 from instruction_gate.reference_agent.directives import Directive, parse
 from instruction_gate.reference_agent.executor import execute
 from instruction_gate.reference_agent.plan import Command, Plan, build_plan
+from instruction_gate.reference_agent.abstain import not_understood
+from instruction_gate.agents.scoped_rules import blank_front_matter
+from instruction_gate.reference_agent import skills
 from instruction_gate.reference_agent.solution import apply_solution, file_changes
 from instruction_gate.reference_agent.usage import Usage
 from instruction_gate.untrusted import decode_instruction, is_path_text, quote, read_instruction_bytes
@@ -57,6 +60,8 @@ class ReferenceAgent:
         #: Base names of the instruction files loaded: never arguments of a command (fallback names too).
         self.instruction_names: frozenset[str] = frozenset()
         self.turn = 0  #: current turn; finishing steps belong to the last one
+        self.not_understood = 0  #: instruction-looking lines of the loaded files that gave no directive
+        self.skills_invoked: list[str] = []  #: skills whose SKILL.md it read and followed (reference_agent/skills.py)
         rng = directive_rng(options.seed, str(request.get("task_id")), str(request.get("variant")),
                             int(request.get("repeat") or 0))
         self.skip = (lambda d: rng.random() < options.skip_probability) if options.skip_probability > 0 else (lambda d: False)
@@ -91,7 +96,25 @@ class ReferenceAgent:
                     self._note_unloadable_imports(loaded.path, data, loader.imports.parse)
         sources, sizes = result_fields(loaded_files.values())
         self.instruction_names = frozenset(Path(p).name for p in loaded_files)
-        return build_plan(files, self._read_document, self.skip, self._exists), sources, sizes
+        files += self._invoke_skills([text for _, text in files])
+        plan = build_plan(files, self._read_document, self.skip, self._exists)
+        # instruction-looking lines it took nothing from: what this offline tier ignores (abstain.py)
+        understood = plan.followed + plan.skipped
+        self.not_understood = sum(len(not_understood(blank_front_matter(text), path, understood)) for path, text in files)
+        return plan, sources, sizes
+
+    def _invoke_skills(self, instruction_texts: list[str]) -> list[tuple[str, str]]:
+        """The SKILL.md files of the skills the prompts or instructions name, read as a model's
+        invocation would; their directives join the plan (front matter blanked by `build_plan`)."""
+        visible = skills.visible_skills(self.repo_root, self.cwd, agents_of(self.options.discovery))
+        prompts = [str(t) for t in self.request.get("turns") or [self.request.get("prompt") or ""]]
+        read = []
+        for skill in skills.invoked(visible, prompts, instruction_texts):
+            text = self._read_document(skill.path)
+            if text is not None:
+                self.skills_invoked.append(skill.listed_name)
+                read.append((skill.path, text))
+        return read
 
     def _exists(self, path: str) -> bool:
         """Whether a repository-relative path is in the repository (never through a link out of it)."""
@@ -202,6 +225,9 @@ class ReferenceAgent:
             "tool_calls": self.tool_calls, "input_tokens": self.usage.input_tokens,
             "output_tokens": self.usage.output_tokens, "cached_input_tokens": self.usage.cached_input_tokens,
             "provider_cost_usd": self.usage.cost_usd, "instruction_sources": sources, "instruction_bytes": sizes,
+            # It loads every instruction file at the start: nothing reaches it later.
+            "skills_invoked": self.skills_invoked, "lazy_instruction_sources": [],
+            "not_understood": self.not_understood,
             "agent_name": "reference", "model": None, "model_snapshot": None,
             "harness_version": f"reference-agent/{__version__}", "adapter_version": __version__,
             "container_digest": None, "wall_seconds": round(time.monotonic() - self.started, 3),

@@ -11,6 +11,7 @@ import re
 
 from instruction_gate.lint import markdown
 from instruction_gate.lint.references import CODE_LANGUAGES
+from instruction_gate.reference_agent import headings
 from instruction_gate.reference_agent.command_text import picks_one_test, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
     ASIDE_SECTION, BEFORE_FINISHING, CHECKLIST, KIND_OF_TESTS, KIND_OF_TESTS_WORD, LEAD, NEGATION, SLOT_RE, conditional, situation,
@@ -103,14 +104,14 @@ def _block_commands(text: str, block: markdown.Block) -> list[tuple[int, str, st
         if _PLACEHOLDER_SECRET.search(body):
             break  # `echo "KEY='sk-...'" > .env.local`: a value the reader must supply, and the lines after need it
         body = body[2:] if body.startswith("$ ") else body
-        command, comment = _split_comment(body)
+        command, comment = split_comment(body)
         if runnable_as_written(command):
             out.append((block.line + line.number - 1, command, comment or above))
         above = ""
     return out
 
 
-def _split_comment(body: str) -> tuple[str, str]:
+def split_comment(body: str) -> tuple[str, str]:
     """(command, trailing comment): as the shell reads it, `#` opens a comment where a word starts
     (`unittest # Fast unit tests`), not inside quotes or within a word (`"a#b"`, `${#x}`, `url#frag`)."""
     quote = ""
@@ -164,6 +165,12 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
         return out
     if aside or _ALTERNATIVE.search(section.rsplit(" / ", 1)[-1]) or NEGATION.search(section.rsplit(" / ", 1)[-1]):
         return required  # "To run specific tests:", "Otherwise, prefix …:", "Do NOT use `--filter`": not steps
+    # "## Build and check" over `cargo build` / `cargo test` / `cargo clippy`: steps, unless some heading above
+    # names a collection ("## Common commands"), whose blocks are to pick from, not orders
+    classes = [headings.heading_class(title) for title in section.split(" / ")]
+    if classes and classes[-1] == "steps" and "reference" not in classes and \
+            (steps := _routine_steps(text, block, commands, section)) is not None:
+        return steps
     if _SETUP_SECTION.search(section.rsplit(" / ", 1)[-1]):  # the block's own heading, not an ancestor
         # only the steps that install what the project needs: a set-up block also clones, copies
         # secrets, starts services and seeds data, which no change asks for
@@ -181,6 +188,30 @@ def from_block(text: str, block: markdown.Block, lead: tuple[str, str] | None,
     # `bun install  # Install dependencies` in a list of commands: the set-up step among them
     setup = [("run", c, n, comment) for n, c, comment in commands if _SETUP_COMMENT.search(comment.lower())]
     return required + setup[:1] + [("test_command", c, n, section) for n, c in suite[:1]]
+
+
+#: At most this many lines make a block of routine steps; a longer one is a catalogue.
+_MAX_ROUTINE_STEPS = 6
+
+
+def _routine_steps(text: str, block: markdown.Block, commands: list[tuple[int, str, str]],
+                   section: str) -> list[BlockDirective] | None:
+    """A block under a routine heading: every command line is a step, the suite-shaped one the test
+    command. None (abstain) unless every line of the block is a plain command to run as written: a
+    placeholder, a `cd`, a one-test variant, a server or a commented alternative makes it a recipe."""
+    lines = [line.text.strip() for line in markdown.lines(text[block.start:block.end])]
+    body = [line for line in lines if line and not line.startswith(("```", "~~~"))]
+    if not commands or len(body) != len(commands) or len(commands) > _MAX_ROUTINE_STEPS:
+        return None  # a comment, a continuation, a `cd` or a line that is no runnable command
+    if any(picks_one_test(c) or _SERVER.search(c + " " + comment) or comment for _, c, comment in commands):
+        return None
+    steps: list[BlockDirective] = []
+    suite_taken = False
+    for number, command, _ in commands:
+        suite = runs_the_suite(command) and not suite_taken
+        suite_taken = suite_taken or suite
+        steps.append(("test_command" if suite else "run", command, number, section))
+    return steps
 
 
 _COMPOUND_OPEN = re.compile(r"^(?:if|for|while|until|case)\s(?!.*;\s*(?:fi|done|esac)\s*$)")

@@ -20,7 +20,7 @@ import bisect
 import re
 
 from instruction_gate.lint import emphasis, markdown
-from instruction_gate.reference_agent import blocks, clauses, documents, list_leads, prohibitions, suite_steps, tables
+from instruction_gate.reference_agent import blocks, clauses, documents, headings, list_leads, prohibitions, suite_steps, tables
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Directive, DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import (
     is_command, is_known_program, picks_one_test, runnable_as_written, runs_the_suite,
@@ -30,7 +30,7 @@ from instruction_gate.reference_agent.phrases import (
     CHECK_ITEM, CHECK_OUTCOME, CONTRAST, EDIT_VERB, ENSURE_RUN, FINISHING_LABEL, FORBIDDEN_SECTION, GENERIC_PROCEDURE,
     INSTRUCTIONS_POINTER, LABELLED_TEST, LEAD, MUST_PASS, OTHER_PURPOSE, NO_FINISH_WITHOUT_TESTS, NOT_COMMANDS, DESCRIPTIVE_START, NEGATION, OCCASIONAL, PARTICULAR_CHANGES, PATH_LIKE, PROCEDURE_LABEL, READ,
     RUN_START, SETUP_LABEL, SITUATION, SLOT_RE, SUITE_CONDITION, TASK_START, TESTS, TESTS_PASS_COMMAND, TEST_LABEL,
-    TRAILING_CONDITION, USE_START, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
+    TRAILING_CONDITION, USE_START, BRACKETED_COMMAND, BROAD_CHANGE, EVERY_CHANGE, ANY_CHANGE, REQUIREMENT_STATED, REQUIRED_COLON_COMMAND, USE_WHEN_DONE, VERIFY, WITHOUT_APPROVAL, HEDGE, KIND_OF_TESTS, PART_PURPOSE,
     before_other_work, conditional, situation,
 )
 
@@ -51,8 +51,16 @@ def _commands(low: str, codes: list[str], finishing: bool) -> tuple[list[str], b
         return sorted(found, key=lambda c: not re.search(r"\btest", c)), any(re.search(r"\btest", c) for c in found)
     if match := MUST_PASS.match(low):
         return clauses.slot_list(low, match.end(), codes), False
+    if (required := REQUIREMENT_STATED.search(low)) and (named := BRACKETED_COMMAND.search(low) or
+                                                          REQUIRED_COLON_COMMAND.match(low, required.end())):
+        # "Race condition testing is required (`make race`)": a requirement stated as one, its command named
+        return [codes[int(named.group(1))]], False
     if match := RUN_START.match(low):
         found = clauses.slot_list(low, match.end(), codes, alternatives=False)
+        if not found and (named := BRACKETED_COMMAND.search(low, match.end())):
+            # "execute the build, linting and type-checking commands (`make lint-code`)": the order in words,
+            # its command in brackets
+            found = [codes[int(named.group(1))]]
         first = SLOT_RE.search(low, match.end())
         purpose = low[first.end():] if first else ""
         tests = bool(found and (TESTS.search(low, 0, first.start()) or
@@ -185,31 +193,48 @@ def _replaced_commands(previous: str, clause: str, codes: list[str]) -> Found:
             if is_command(codes[int(i)]) and " " in codes[int(i)].strip()]
 
 
+def block_prose(block_lines) -> tuple[str, list[int]]:
+    """A paragraph's or list item's lines as one text (marker and emphasis gone), and where each line starts in it."""
+    joined, starts = "", []
+    for index, line in enumerate(block_lines):
+        prose = _MARKER.sub("", line.text) if index == 0 else line.text.strip()
+        if _IMPORT_LINE.match(line.text):
+            prose = ""  # `@README.md` on its own line is an import, not the start of the next sentence
+        starts.append(len(joined))
+        joined += prose + " "
+    # "**Always** run `X`", "Do **not** edit `P`": the words without their emphasis markers
+    joined, kept = emphasis.strip(joined)
+    return joined, [bisect.bisect_left(kept, start) for start in starts]
+
+
 def parse(text: str, source: str) -> list[Directive]:
     """Every directive in `text`, in document order; each keeps the line its clause starts on."""
     directives: list[Directive] = []
     all_lines = markdown.lines(text)
+    line_starts = [line.start for line in all_lines]
     lead: tuple[DirectiveKind, str] | None = None  # a clause introducing the fenced block that follows
     aside = False  # the block that follows is introduced for one situation ("To run specific tests:")
     steps_aside = False  # the list that follows is, too
-    headings: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
+    headings_above: list[tuple[int, str]] = []  # (level, lower-case title) from the top down to here
     list_lead: str | None = None  # what the paragraph above makes of the list that follows (`list_leads.led_item`)
     spans = list_leads.code_spans(all_lines)
     above = ""  # the paragraph right before this block: what introduces a table
     for block in markdown.blocks(text):
-        section = " / ".join(title for _, title in headings)
+        section = " / ".join(title for _, title in headings_above)
         if block.kind == "code":
             directives += [Directive(kind, argument, source, number, said) for kind, argument, number, said
                            in blocks.from_block(text, block, lead, section, aside)]
             lead, aside = None, False
             continue
-        last = markdown.line_of(text, max(block.start, block.end - 1))
+        # the block's last line, searched in this text's own line starts (a cached lookup keyed by the
+        # text compares the whole text whenever another copy of it was cached: quadratic on a large file)
+        last = bisect.bisect_right(line_starts, max(block.start, block.end - 1))
         block_lines = all_lines[block.line - 1:(block.line if block.kind == "heading" else last)]
         if block.kind == "heading":
             title = _MARKER.sub("", block_lines[0].text).lower()
             if block.level == 1:
                 title = _TITLE_EXAMPLE.sub(" ", title)  # "# Example shop": a project's name, not a section of examples
-            headings = [h for h in headings if h[0] < block.level] + [(block.level, title)]
+            headings_above = [h for h in headings_above if h[0] < block.level] + [(block.level, title)]
             lead, aside, steps_aside, above = None, False, False, ""
             list_lead = list_leads.heading_lead(title)  # "## Before Every Commit" over its list of commands
             continue
@@ -219,16 +244,10 @@ def parse(text: str, source: str) -> list[Directive]:
                            if offset < len(block_lines)]
             above = ""
             continue
-        joined, starts = "", []
-        for index, line in enumerate(block_lines):
-            prose = _MARKER.sub("", line.text) if index == 0 else line.text.strip()
-            if _IMPORT_LINE.match(line.text):
-                prose = ""  # `@README.md` on its own line is an import, not the start of the next sentence
-            starts.append(len(joined))
-            joined += prose + " "
-        # "**Always** run `X`", "Do **not** edit `P`": the words without their emphasis markers
-        joined, kept = emphasis.strip(joined)
-        starts = [bisect.bisect_left(kept, start) for start in starts]
+        joined, starts = block_prose(block_lines)
+        reference = any(headings.heading_class(title) == "reference" for _, title in headings_above)
+        # a section below the document's title whose heading names no routine work: one topic's section
+        topical = bool(headings_above) and headings_above[-1][0] > 1 and headings.is_topic(headings_above[-1][1])
         lead = None
         if block.kind != "item":
             steps_aside = False
@@ -250,6 +269,16 @@ def parse(text: str, source: str) -> list[Directive]:
             low = clause.lower()
             if conditioned or carried:
                 found = []
+            if topical and led is None and not (BEFORE_FINISHING.search(low) or _INSISTS.search(low) or
+                                                EVERY_CHANGE.search(low) or ANY_CHANGE.search(low)):
+                # "### Database migrations" / "Run `make migrate`": a bare order under a section about one topic is
+                # that topic's command; only a line saying it is for every change makes it a step there
+                found = [(kind, argument) for kind, argument in found if kind != "run"]
+            if reference and led is None and not (BEFORE_FINISHING.search(low) or _INSISTS.search(low)):
+                # "## Common commands": a list to pick from, its test command named, nothing ordered unless
+                # a line insists ("**Always run `make style` before committing.**") or a lead above the
+                # list does ("Run these before committing:")
+                found = [(kind, argument) for kind, argument in found if kind != "run"]
             # "- If you update Rust types, regenerate …. Run `cargo check` first": the item's opening condition
             # holds for its later sentences; "Use ASan for ownership changes; follow `X`": and across a ";"
             conditioned = conditioned or (block.kind == "item" and index == 0 and bool(SCOPED_LEAD.match(low))
@@ -274,12 +303,15 @@ def parse(text: str, source: str) -> list[Directive]:
                 not lead_kind and low.rstrip(" *_").endswith(":") and not _WHERE_LEAD.match(low))
         above = joined if block.kind == "paragraph" else ""
         if block.kind == "paragraph" and joined.rstrip().endswith(":") and (
-                _SITUATION_LEAD.match(joined.lower()) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
+                (_SITUATION_LEAD.match(joined.lower()) and not BROAD_CHANGE.search(joined.lower())) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
     return suite_steps.settle(directives)
 
 
+#: Words that make a line under a reference or topic heading an order after all.
+_INSISTS = re.compile(r"\b(?:always|must|required|mandatory|(?:every|each|any)\s+(?:change|commit|time)|all\s+changes|"
+                      r"your\s+(?:changes|code|work))\b")
 #: An item opening with a condition ("If you change the schema, …"): its later sentences are under it too.
 SCOPED_LEAD = re.compile(r"^\W*(?:if|when|whenever|while|once|after)\b")
 _VARIANT_ASIDE = re.compile(r"\s*\((?:e\.g\.,?\s+|to\s+)?(?:run\s+)?(?:a\s+)?(?:single|one|specific|individual)\s+"

@@ -24,6 +24,8 @@ from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES, decode_instruction
 from instruction_gate.lint.tree import Tree, directories, outside_links, real_path, resolve
 from instruction_gate.reference_agent import path_base
 from instruction_gate.reference_agent.command_outcome import REFUSED, command_cwd, command_outcome
+from instruction_gate.agents.scoped_rules import blank_front_matter
+from instruction_gate.reference_agent.abstain import Unread, not_understood
 from instruction_gate.reference_agent.directives import Directive
 from instruction_gate.reference_agent.plan import Plan, build_plan
 
@@ -130,9 +132,9 @@ def outside_files(tree: Tree, settings: LoadSettings = LoadSettings()) -> dict[s
 def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] | set[str] = frozenset()) -> str:
     if d.kind == "read" and _relative(d, plan) in loaded:
         return "already loaded as an instruction file"
-    if d.kind in ("protect_path", "approve_edit") and posixpath.dirname(d.source):
+    if d.kind in ("protect_path", "approve_edit") and path_base.file_directory(d.source):
         what = "leaves matching files alone" if d.kind == "protect_path" else "asks before editing matching files"
-        where = path_base.spellings(posixpath.dirname(d.source), d.argument or "", plan.exists)
+        where = path_base.spellings(path_base.file_directory(d.source), d.argument or "", plan.exists)
         return f"{what}: {' or '.join(quote(p) for p in where)}"  # a nested file's path, as resolved
     if d.kind not in ("run", "test_command"):
         verify = "runs the test command at the end" if plan.test else "nothing to run: no test command was found"
@@ -158,7 +160,7 @@ def _outcome(d: Directive, plan: Plan, repo_root: Path, loaded: frozenset[str] |
 
 
 def _relative(d: Directive, plan: Plan) -> str:
-    spelled = path_base.spellings(posixpath.dirname(d.source), d.argument or "", plan.exists)
+    spelled = path_base.spellings(path_base.file_directory(d.source), d.argument or "", plan.exists)
     return spelled[0] if spelled else ""
 
 
@@ -205,6 +207,23 @@ def hidden_text(tree: Tree, found: list[Chain]) -> list[tuple[str, int, list[str
     return out
 
 
+def unread_lines(tree: Tree, found: list[Chain], plan: Plan) -> list[Unread]:
+    """The lines of the files loaded at start that look like instructions yet gave the reference
+    agent no directive in `plan` (`abstain.not_understood`), each file once however many chains load it."""
+    out: list[Unread] = []
+    reach: dict[str, tuple[str, int]] = {}  # real path -> (path first loaded, most bytes any agent reads), as `explain`
+    for loaded in (f for c in found for f in c.files):
+        real = real_path(loaded.path, tree.link_target) or loaded.path
+        first, most = reach.get(real, (loaded.path, 0))
+        reach[real] = (first, max(most, loaded.bytes_loaded))
+    understood = plan.followed + plan.skipped
+    for path, most in reach.values():
+        if (data := tree.read(path)) is not None:
+            text = blank_front_matter(decode_instruction(data[:min(most, INSTRUCTION_CAP_BYTES)]))
+            out += not_understood(text, path, understood)
+    return out
+
+
 def bytes_sent(f: LoadedFile) -> int:
     """What the agent receives of the file, as its adapter reports it in `instruction_bytes`
     (Gemini CLI trims a context file; decoded text can differ from the bytes on disk)."""
@@ -228,6 +247,10 @@ def as_json(directory: str, found: list[Chain], explained: list[Explained],
         "chains": [{"agent": c.agent, "files": [_file(f, outside) for f in c.files],
                     "dropped": [f.path for f in c.whole if f.path not in {x.path for x in c.files}],
                     "later": [_file(f, outside) for f in c.later],
+                    "skills": [{"path": path, "how": how} for path, how in c.skills],
+                    "scoped": [{"path": r.path, "activation": r.activation, "patterns": list(r.patterns),
+                                "description": r.description, "base": r.base, "how": r.how,
+                                **({"problem": r.problem} if r.problem else {})} for r in c.scoped],
                     "imports_not_loaded": [{"file": i.source, "import": i.ref, "reason": REASONS[i.problem]}
                                            for (agent, _), items in (notes or {}).items() if agent == c.agent
                                            for i in items]} for c in found],

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from instruction_gate.reference_agent import clauses
+from instruction_gate.reference_agent import clauses, documents
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Found
 from instruction_gate.reference_agent.command_text import is_command, runnable_as_written, runs_the_suite
 from instruction_gate.reference_agent.phrases import (
-    APPROVE_LEAD, BEFORE_FINISHING, CODE, FINISHING, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
+    APPROVE_LEAD, BARE_DOC, BEFORE_FINISHING, CODE, SLOT_RE, FINISHING, NEVER_LEAD, PATH_LIKE, PROTECT_LEAD, RUN_LIST_LEAD, USE_TOOL_LEAD, conditional, situation,
 )
 
 
@@ -19,6 +19,8 @@ def list_lead(paragraph: str) -> str | None:
                           ("never", NEVER_LEAD), ("never", _FORBIDDEN_LEAD)):
         if pattern.search(low):
             return kind
+    if _READ_LEAD.match(low) and not conditional(low) and not situation(low):
+        return "read"  # "Read these before changing code:" over a list of documents
     if RUN_LIST_LEAD.search(low) and not conditional(low) and not situation(low):
         # "At a minimum, from `docs/` run:": each item that is only a command is a step; "… before creating
         # a pull request:": and the suite among them is run to pass
@@ -34,8 +36,25 @@ _FINISHING_HEADING = re.compile(
     r"pre-?(?:commit|push|pr|merge)\s+(?:checklist|checks|steps))\W*$")
 
 
+#: A time every task passes through: "before changing code", "before you start", "before making changes".
+_EVERY_TASK_START = (r"(?:before\s+(?:you\s+)?(?:start(?:ing)?|begin(?:ning)?|chang(?:e|ing)|modify(?:ing)?|edit(?:ing)?|"
+                     r"touch(?:ing)?|writ(?:e|ing)|work(?:ing)?(?:\s+on)?|contribut(?:e|ing)|cod(?:e|ing)|(?:make|making)\s+"
+                     r"(?:any\s+)?changes(?:\s+to)?)(?:\s+(?:any\s+|the\s+)?(?:code|changes|anything|this\s+"
+                     r"(?:repo|repository|project|codebase)))?)")
+#: A paragraph introducing documents to read on every task: "Read these before changing code:", "Required reading:".
+_READ_LEAD = re.compile(r"^[\W_]*(?:please\s+)?(?:(?:always|first)\s+)?(?:(?:read|review|consult|study)\b(?:\s+(?:these|the\s+"
+                        r"following|this|all\s+of\s+these))?(?:\s+(?:docs?|documents?|files?|guides?|pages?|links?))?"
+                        rf"(?:\s+first)?(?:\s+{_EVERY_TASK_START})?|(?:required|mandatory|essential)\s+reading)[\s*_]*:[\s*_]*$")
+#: A heading naming documents every task reads first: "## Read before changing code", "## Required reading".
+_READ_HEADING = re.compile(rf"^[\W_]*(?:(?:read|review)\s+(?:this\s+|these\s+|the\s+following\s+)?(?:first|{_EVERY_TASK_START})|"
+                           r"(?:required|mandatory|essential)\s+reading|read\s+first|must\s+read)[\W_]*$")
+
+
 def heading_lead(title: str) -> str | None:
-    """What a heading makes of the list right under it: "finish" for a finishing occasion, else None."""
+    """What a heading makes of the list right under it: "finish" for a finishing occasion, "read" for
+    documents every task reads first, else None."""
+    if _READ_HEADING.match(title.lower()):
+        return "read"
     return "finish" if _FINISHING_HEADING.match(title.lower()) else None
 
 
@@ -55,6 +74,11 @@ def led_item(lead: str | None, clause: str, codes: list[str], section: str, subj
         # the suite among the steps is the test command (settled against a named one once the file is read)
         suite = runs_the_suite(command) or bool(only.group(2) and _SUITE_WORDS.search(only.group(2)))
         return [(SUITE_SHAPED if suite else "run", command)] + ([("verify", None)] if suite and lead == "finish" else [])
+    if lead == "read":
+        # each document the item names, by link or in backticks; an item naming none is read as usual
+        named = [c for c in clauses.slots_after(low, 0, codes) if BARE_DOC.fullmatch(c)]
+        named += [d for d in documents.linked(SLOT_RE.sub(" ", clause)) if d not in named]
+        return [("read", d) for d in named] or None
     if lead == "protect" and subject and PATH_LIKE.match(subject) and re.match(r"^\W*\x00\d+\x00", low):
         return [("protect_path", subject)]
     if lead == "approve":

@@ -55,3 +55,16 @@ def command_directory(command: str, directory: str, exists: Exists) -> str:
         return directory or "."
     found = spellings(directory, program, exists)
     return "." if found == [posixpath.normpath(program)] and exists(found[0]) else directory
+
+
+#: Folders whose instruction files speak for the folder holding them (`.github/copilot-instructions.md`,
+#: `.cursor/rules/x.mdc`, `.claude/rules/x.md` name paths from the project, not from the dot-folder).
+_CONFIG_FOLDERS = frozenset({".github", ".cursor", ".claude"})
+
+
+def file_directory(source: str) -> str:
+    """The directory an instruction file's paths and commands start from: its own, or for a file
+    inside `.github/`, `.cursor/` or `.claude/`, the folder holding that one."""
+    parts = source.split("/")[:-1]
+    cut = next((i for i, part in enumerate(parts) if part in _CONFIG_FOLDERS), len(parts))
+    return "/".join(parts[:cut])

@@ -60,10 +60,20 @@ FINISHING_LABEL = re.compile(rf"^\W*(?:[\w-]+\s+){{0,3}}?before\s+{FINISHING}[*_
 EVERY_CHANGE_TEXT = (r"\b(?:when|while|whenever)\s+(?:you\s+are\s+|you're\s+)?(?:working|developing|coding)\s+"
                      r"(?:in|on|with)\s+(?:this|the)\s+(?:repo(?:sitory)?|project|codebase|code\s*base|code)\b")
 EVERY_CHANGE = re.compile(EVERY_CHANGE_TEXT)
+#: "When modifying core functionality, commands, or documentation": a condition listing the broad areas of a
+#: project, code among them, is met by every change; one area ("When changing the parser") is one situation.
+_AREA = (r"(?:(?:the\s+|any\s+|its\s+|their\s+)?(?:core\s+|existing\s+|public\s+|library\s+|application\s+)?(?:code|functionality|"
+         r"features?|commands?|documentation|docs|tests?|source(?:\s+code)?|logic|behaviou?r|implementation|apis?|"
+         r"configuration|config|examples?))")
+BROAD_CHANGE_TEXT = (r"\b(?:when|whenever|if|after|before)\s+(?:you\s+(?:are\s+)?)?(?:modify|modifying|change|changing|edit|"
+                     r"editing|touch|touching|update|updating|work\s+on|working\s+on|(?:make|making)\s+changes\s+to)\s+"
+                     r"(?=[^,.:]{0,40}?\b(?:code|functionality|features?|source|logic|implementation|behaviou?r)\b)"
+                     rf"{_AREA}(?:\s*,\s*(?:or\s+|and\s+)?{_AREA}|\s+(?:or|and)\s+{_AREA})+")
+BROAD_CHANGE = re.compile(BROAD_CHANGE_TEXT)
 BARE_DOC = re.compile(r"(?<![\w/.`-])((?:[\w.*-]+/)*[\w*-]+\.(?:md|rst|txt))\b")
 #: Words that, before a command, make it optional or tied to a situation, not meant for every change.
 SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|might|optionally|debug|debugging|"
-                        r"specific|single|particular|individual|a\s+given|otherwise|windows|macos|linux|only|e\.g|for example|"
+                        r"(?<!project-)(?<!repo-)(?<!repository-)specific|single|particular|individual|a\s+given|otherwise|windows|macos|linux|only|e\.g|for example|"
                         r"release|releasing|integration|slow|benchmarks?|e2e|end-to-end|"
                         # "live tests", "live API calls"; not "Tests live alongside the source"
                         r"live\s+(?:tests?|api|providers?|services?|calls?|environments?|servers?|accounts?|probes?))\b")
@@ -72,7 +82,7 @@ SITUATION = re.compile(r"\b(?:if|when|whenever|in case|unless|can|could|may|migh
 def situation(low: str) -> re.Match[str] | None:
     """The first situation word of a lower-cased clause, beside a before-finishing, every-change or
     any-change lead ("When you modify code, …"; blanked to spaces, so positions hold)."""
-    return SITUATION.search(_blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, DOCS_ONLY_EXCEPTION))
+    return SITUATION.search(_blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, BROAD_CHANGE, DOCS_ONLY_EXCEPTION))
 
 
 def _blanked(low: str, *patterns: re.Pattern[str]) -> str:
@@ -82,7 +92,7 @@ def _blanked(low: str, *patterns: re.Pattern[str]) -> str:
     return low
 #: Words anywhere in a clause that leave a command to the reader's judgement ("Run the applicable checks",
 #: "… as needed", "consider running …"): the grammar abstains rather than guess which case applies.
-HEDGE = re.compile(r"\b(?:applicable|relevant|as\s+needed|as\s+appropriate|consider|feel\s+free|"
+HEDGE = re.compile(r"\b(?:applicable|relevant|affected|corresponding|as\s+needed|as\s+appropriate|consider|feel\s+free|"
                    r"(?:if|when|where)\s+(?:needed|necessary|required|applicable|appropriate|relevant|possible))\b")
 #: A condition anywhere in a clause, beside every-change ones ("when you are done", "when working in this repo").
 #: ("`make lint` (checks only)" describes; "only for UI work" conditions.)
@@ -116,7 +126,7 @@ DOCS_ONLY_EXCEPTION = re.compile(r"\bunless\s+(?:the\s+|your\s+|a\s+)?(?:change|
 
 
 def _every_change_blanked(low: str) -> str:
-    return _blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, _EVERY_START, DOCS_ONLY_EXCEPTION)
+    return _blanked(low, BEFORE_FINISHING, EVERY_CHANGE, ANY_CHANGE, BROAD_CHANGE, _EVERY_START, DOCS_ONLY_EXCEPTION)
 
 
 def conditional(low: str) -> re.Match[str] | None:
@@ -151,14 +161,14 @@ OCCASIONAL = re.compile(r"\b(?:to\s+(?:update|regenerate|generate|add|create|rep
                          # "For documentation changes, run …": one kind of change
                          r"for\s+(?:docs?|documentation)(?:-only)?\s+(?:changes?|edits?|updates?|prs?))\b")
 #: What may precede an imperative verb at the start of a clause.
-LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*)?(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
+LEAD = (r"^\W*(?:[\w /()-]{1,30}?[*_]*:[*_]*\s*){0,2}(?:(?:and|then|also|always|first|finally|next|now|please|just|so|"
          r"most\s+importantly,|importantly,|above\s+all,|"
          rf"afterwards|(?:before|when)\s+{FINISHING}[^,.:]{{0,30}}[,:]|before\s+doing\s+anything\s+else,|"
          r"before\s+(?:starting|beginning)\s+(?:any|a|the|each|your)\s+(?:task|work|change)s?,|"
          r"after\s+cloning(?:\s+the\s+repo(?:sitory)?)?,|at\s+the\s+end\s+of\s+(?:every|each|any)\s+(?:run|task|session),|"
          r"after\s+(?:making|editing|changing|altering)\s+(?:any\s+)?(?:changes|code|files)[^,.:]{0,20}[,:]|"
          r"after\s+(?:your|each|every|any)\s+(?:code\s+|source\s+)?change,?|before\s+contributing,|"
-         rf"{EVERY_CHANGE_TEXT},?|"
+         rf"{EVERY_CHANGE_TEXT},?|{BROAD_CHANGE_TEXT},|"
          r"you\s+(?:must|should|need\s+to)|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|"
          r"ensure\s+(?:that\s+)?you)\s+)*")
 RUN_START = re.compile(LEAD + r"(?:run|execute|invoke)\b")
@@ -234,7 +244,10 @@ PART_PURPOSE = re.compile(r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,5}?(?:only\b|
                           rf"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+(?:and|or)\s+)?{KIND_OF_TESTS}\b|"
                           # "Fix with `npm run lint:fix` for auto-fixable issues": a remedy for one kind of problem
                           r"^[\s,]*(?:\(\s*)?for\s+(?:[\w-]+\s+){0,3}?(?:issues|errors|problems|violations|warnings|"
-                          r"failures)\b")
+                          r"failures)\b|"
+                          # "Run `./gradlew rewriteRun` to fix Java formatting issues": a remedy for when they occur
+                          r"^[^.\x00]{0,24}?\bto\s+(?:auto-?)?fix\s+(?:(?:any|the|all|those|these)\s+)?(?:[\w-]+\s+){0,3}?"
+                          r"(?:issues|errors|problems|violations|warnings|failures|findings)\b")
 #: Sections whose commands are for particular needs, not for every change.
 ASIDE_SECTION = re.compile(r"\b(?:tips?|troubleshooting|debugging|faq|advanced|optional|quick\s+reference|"
                             r"reference|cheat\s*sheet|releas(?:e|ing)|publishing|deploy(?:ing|ment)?|examples?)\b"
@@ -318,3 +331,14 @@ OTHER_PURPOSE = re.compile(r"^(?:(?!\bto\b)[^.\x00]){0,24}\bto\s+(?!(?:verify" +
                            r"check" + _OWN_SETUP + r"|lint|format|fix|run|make\s+sure|confirm" + _OWN_SETUP + r"|test|"
                            r"type-?check|keep|apply|automatically|also|auto-?fix|auto-?format|install|set\s+up|"
                            r"sync|bootstrap|prepare|be\s+sure|compile|build)\b)[a-z]+")
+
+#: A requirement stated as one: "Race condition testing is required", "Formatting is mandatory", "… must be run".
+REQUIREMENT_STATED = re.compile(r"\b(?:is|are)\s+(?:always\s+)?(?:required|mandatory)\b|\bmust\s+(?:always\s+)?be\s+run\b")
+#: A check named in words with its command in brackets: "… testing is required (`make race`)", "the linting
+#: commands (`make lint-code`)". Not "(e.g. `X`)": an example of the kind, not the command.
+BRACKETED_COMMAND = re.compile(r"\b(?:commands?|checks?|tests?|testing|suite|linters?|linting|formatters?|formatting|"
+                               r"build|type-?checks?|type-?checking|analysis)(?:\s+(?:is|are)\s+(?:always\s+)?"
+                               r"(?:required|mandatory))?\s*\(\s*(?:run\s+|with\s+|via\s+|using\s+)?"
+                               r"\x00(\d+)\x00\s*\)")
+#: "… is required: `make race`": the command right after the requirement.
+REQUIRED_COLON_COMMAND = re.compile(r"[^\x00]{0,20}?:\s*\x00(\d+)\x00\W*$")

@@ -22,6 +22,7 @@ from functools import lru_cache
 from dataclasses import dataclass, field
 from typing import Callable
 
+from instruction_gate.agents.scoped_rules import blank_front_matter
 from instruction_gate import globs
 from instruction_gate.reference_agent import path_base
 from instruction_gate.reference_agent.directives import Directive, parse
@@ -63,7 +64,7 @@ class Plan:
 
     def directory_of(self, source: str) -> str:
         """The repository-relative directory commands from `source` run in."""
-        return self.document_directories.get(source) or posixpath.dirname(source) or "."
+        return self.document_directories.get(source) or path_base.file_directory(source) or "."
 
     def command_directory(self, command: str, source: str) -> str:
         """Where `command`, asked for by `source`, runs: its file's directory, or the root for a
@@ -124,15 +125,15 @@ def _first_match(command: str, directives: list[Directive], indexes: dict) -> Di
 
 def _relative_to(source: str, path: str, exists: path_base.Exists) -> list[str]:
     """`path` as written in `source`, made repository-relative (`path_base.spellings`)."""
-    return path_base.spellings(posixpath.dirname(source), path, exists)
+    return path_base.spellings(path_base.file_directory(source), path, exists)
 
 
 def _document_spellings(source: str, name: str, exists: path_base.Exists) -> list[str]:
     """A document a file names. A bare name (`CONTRIBUTING.md`, `README.md`) in a nested file is that
     directory's own: a vendored package's "read CONTRIBUTING.md" never means the repository root's."""
-    if "/" in name.strip("/") or posixpath.dirname(source) in ("", "."):
+    if "/" in name.strip("/") or path_base.file_directory(source) in ("", "."):
         return _relative_to(source, name, exists)
-    return [posixpath.normpath(posixpath.join(posixpath.dirname(source), name))]
+    return [posixpath.normpath(posixpath.join(path_base.file_directory(source), name))]
 
 
 class _Builder:
@@ -187,5 +188,5 @@ def build_plan(files: list[tuple[str, str]], read_document: Callable[[str], str 
     `exists` tells whether a repository-relative path exists (see `path_base`)."""
     builder = _Builder(read_document, skip, {path for path, _ in files}, exists)
     for path, text in files:
-        builder.add_file(path, text)
+        builder.add_file(path, blank_front_matter(text))  # a rule file's front matter says when, not what
     return builder.plan

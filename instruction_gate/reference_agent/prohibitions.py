@@ -26,6 +26,8 @@ def prohibition(low: str, codes: list[str], negation: re.Match[str], clause: str
         return []  # "Never run `X` unless the build is broken": a ban with an exception is no blanket ban
     if _FOR_A_TIME.search(low, negation.end()):
         return []  # "Avoid `make test` between edits": not while iterating, still at the end
+    if _LATER_CONDITION.search(UNLESS_ASKED.sub(" ", low), negation.end()):
+        return []  # "Do not delete files from `x/` after reproducing the issue", "… when the build fails": one occasion
     if example := EXAMPLE_AFTER.search(low, negation.end()):
         low = low[:example.start()]  # "never use `echo` like `nu -c "echo x"`": the example is not banned
     if (edit := EDIT_VERB.search(low, negation.end())) and not FORBID_VERB.search(low, negation.end(), edit.start()):
@@ -78,6 +80,8 @@ def _bare_programs(rest: str) -> Found:
     return [("forbid_command", w) for w in names if w not in ("or", "nor", "and") and is_known_program(w)]
 
 
+#: A condition or an occasion after the ban: the ban holds then, not on every change (abstain rather than guess).
+_LATER_CONDITION = re.compile(r"\b(?:if|when|whenever|once|until|in\s+case|except|after\s+[a-z]+ing|while\s+[a-z]+ing)\b")
 #: "changes created only for a downgrade", "changes made by the generator": changes of one kind.
 _CHANGES_OF_ONE_KIND = re.compile(r"\bchanges?\s+(?:that\s+(?:were|are)\s+)?(?:\w+\s+)?"
                                   r"(?:created|made|produced|generated|needed|done|introduced)\s+(?:only\s+|solely\s+)?"

@@ -9,12 +9,18 @@ nothing here trusts them.
 from __future__ import annotations
 
 import math
-from xml.sax.saxutils import escape
+from typing import Callable
 
 from instruction_gate.verdict.task_deltas import Delta, Panel
 
 ROW, LABEL_WIDTH, PANEL_WIDTH, TOP, PAD = 16, 230, 250, 56, 14
 _VERDICT_COLOURS = {"fail": "#cf222e", "pass": "#1a7f37", "inconclusive": "#bf8700"}
+
+
+def escape(text: str) -> str:
+    """Text as XML character data: &, < and > as entities (what xml.sax.saxutils.escape does;
+    importing that module pulls in urllib.request and http.client, some 50 ms)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _axis(panel: Panel) -> tuple[float, float, float]:
@@ -29,28 +35,39 @@ def _axis(panel: Panel) -> tuple[float, float, float]:
     return min(logs) - span, max(logs) + span, 0.0
 
 
-def _x(value: float | None, panel: Panel, axis: tuple[float, float, float], left: float) -> float | None:
-    if value is None:
-        return None
-    if panel.kind == "ratio":
-        if value <= 0:
-            return None
-        value = math.log2(value)
+def _scale(panel: Panel, axis: tuple[float, float, float], left: float) -> Callable[[float | None], float | None]:
+    """Value -> x in `panel` (None: not drawable): log2 for ratios, clipped to the axis. Built
+    once per panel: a thousand tasks make some twenty thousand calls."""
     low, high, _ = axis
-    clipped = min(max(value, low), high)
-    return round(left + 10 + (clipped - low) / (high - low) * (PANEL_WIDTH - 20), 1)
+    ratio = panel.kind == "ratio"
+
+    def x(value: float | None) -> float | None:
+        if value is None:
+            return None
+        if ratio:
+            if value <= 0:
+                return None
+            value = math.log2(value)
+        clipped = min(max(value, low), high)
+        return round(left + 10 + (clipped - low) / (high - low) * (PANEL_WIDTH - 20), 1)
+
+    return x
 
 
-def _row(delta: Delta | None, panel: Panel, axis, left: float, y: float, colour: str, big: bool) -> list[str]:
+def _x(value: float | None, panel: Panel, axis: tuple[float, float, float], left: float) -> float | None:
+    return _scale(panel, axis, left)(value)
+
+
+def _row(delta: Delta | None, x: Callable[[float | None], float | None], y: float, colour: str, big: bool) -> list[str]:
     if delta is None:
         return []
     out = []
-    x, lo, hi = (_x(v, panel, axis, left) for v in (delta.estimate, delta.low, delta.high))
+    at, lo, hi = x(delta.estimate), x(delta.low), x(delta.high)
     if lo is not None and hi is not None:
         out.append(f'<line x1="{lo}" y1="{y}" x2="{hi}" y2="{y}" stroke="{colour}" stroke-width="{3 if big else 1.5}"/>')
-    if x is not None:
+    if at is not None:
         radius = 5 if big else 3
-        out.append(f'<circle cx="{x}" cy="{y}" r="{radius}" fill="{colour}"/>')
+        out.append(f'<circle cx="{at}" cy="{y}" r="{radius}" fill="{colour}"/>')
     return out
 
 
@@ -105,10 +122,10 @@ def forest(title: str, rows: list[str], panels: list[Panel], overall_label: str 
             bx = _x(panel.bound, panel, axis, left)
             out.append(f'<line x1="{bx}" y1="{TOP - 4}" x2="{bx}" y2="{bottom}" stroke="#cf222e" '
                        f'stroke-dasharray="4 3"><title>bound {panel.bound:g}</title></line>')
+        x, tasks = _scale(panel, axis, left), panel.tasks
         for y_index, label in enumerate(rows):
-            y = TOP + ROW * y_index + ROW / 2
-            out += _row(panel.tasks.get(label), panel, axis, left, y, "#0969da", False)
-        out += _row(panel.overall, panel, axis, left, overall_y, _VERDICT_COLOURS.get(panel.verdict, "#57606a"), True)
+            out += _row(tasks.get(label), x, TOP + ROW * y_index + ROW / 2, "#0969da", False)
+        out += _row(panel.overall, x, overall_y, _VERDICT_COLOURS.get(panel.verdict, "#57606a"), True)
     legend_y = height - 12
     out.append(f'<text x="{PAD}" y="{legend_y}" fill="#57606a">Dots: per-task paired delta over its repeats, '
                f'line: its interval (none with one repeat). Bold row: what the gate judged. Dashed: policy bound.</text>')

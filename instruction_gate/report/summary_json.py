@@ -16,6 +16,8 @@ from instruction_gate.verdict.comparison import Comparison, as_plain
 from instruction_gate.verdict.metrics import MetricResult
 from instruction_gate.records import RECORD_SCHEMA_VERSION
 from instruction_gate.rules.compare import rule_summary
+from instruction_gate.verdict.instruction_use import use_summary
+from instruction_gate.report import not_understood_md
 from instruction_gate.verdict.stats import EXACT_SIGN_FLIP_MAX_TASKS
 
 
@@ -83,6 +85,8 @@ def build_summary(comparison: Comparison) -> dict[str, Any]:
                       for r in pairing.lost],
         "power": _power(comparison),
         "rules": rule_summary(comparison.pairing.pairs, confidence),
+        "instruction_use": use_summary(comparison.pairing.pairs),
+        "not_understood": not_understood_md.block(comparison.pairing.pairs),
         "spending": spending_compare.summary_block(comparison.spending),
         "held_code": held_code.block(results.headers),
         "impact": impact.summary_block(comparison.impact),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from instruction_gate.verdict import cost_report, held_code
-from instruction_gate.report import chart_md, digest_md, hard_gates_md
+from instruction_gate.report import chart_md, digest_md, hard_gates_md, instruction_use_md, not_understood_md
 from instruction_gate.report import textfmt as fmt
 from instruction_gate.report.impact_md import impact_section as _impact
 from instruction_gate.report.tables import MAX_ROWS, table
@@ -135,7 +135,8 @@ def render(c: Comparison, chart_name: str | None = None, link_chart: bool = True
     lines += _held_code(c) + _impact(c)
     lines += ["<details><summary>Details: hard gates, metrics, rules, flips, lost runs, power, cost, provenance"
               "</summary>", ""]
-    sections = (hard_gates_md.markdown, _metrics, _rules, _flips, _lost, _power, _spending, _provenance)
+    sections = (hard_gates_md.markdown, _metrics, _rules, instruction_use_md.markdown, not_understood_md.markdown, _flips,
+                _lost, _power, _spending, _provenance)
     if c.impact is not None and not c.impact.get("affected") and not c.pairing.pairs:
         sections = (_provenance,)  # nothing ran: the evidence sections would only say "no data"
     for section in sections:

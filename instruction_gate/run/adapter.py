@@ -12,6 +12,7 @@ from typing import Any, Mapping
 
 from instruction_gate import proc, records
 from instruction_gate.agents.broker_proxy import RELAY_SOCKET_VAR
+from instruction_gate.agents.protocol import CONFINED_VAR
 from instruction_gate.errors import ConfigError
 from instruction_gate.run.limits import OutputLimits
 from instruction_gate.run.sandbox import UNISOLATED, Sandbox, View
@@ -146,6 +147,8 @@ def invoke(argv: list[str], request: dict[str, Any], env: Mapping[str, str], cwd
     child_env["PATH"] = child_path(env)
     if sandbox.egress is not None:
         child_env[RELAY_SOCKET_VAR] = str(sandbox.egress)
+    if sandbox.isolated:
+        child_env[CONFINED_VAR] = "1"
     token_fds = _token_pipe(broker_token) if broker_token is not None else ()
     if token_fds:
         child_env[BROKER_TOKEN_FD_VAR] = str(token_fds[0])

@@ -190,6 +190,11 @@ class Evaluation:
         }
         if isinstance(result.get("instruction_bytes"), dict):
             record["instruction_bytes"] = result["instruction_bytes"]
+        # Whether an instruction was used: only what the adapter reported (absent: it cannot tell).
+        record.update({k: names for k in ("skills_invoked", "lazy_instruction_sources")
+                       if (names := reported_names(result.get(k))) is not None})
+        if (unread := _int_or_none(result.get("not_understood"))) is not None and unread >= 0:
+            record["not_understood"] = unread  # the offline agent's instruction lines it has no directive for
         if classification.valid:
             record.update(judge_run(task, self.rules, outcome.events, captured, self.stage, slot.generation, input_commit))
         if self.stopping.is_set():
@@ -262,6 +267,19 @@ class Evaluation:
 def _int_or_none(value: Any) -> int | None:
     number = gates.reported_number(value)
     return None if number is None else int(number)
+
+
+#: At most this many names of one list field of a result event reach the run record.
+MAX_REPORTED_NAMES = 200
+
+
+def reported_names(value: Any) -> list[str] | None:
+    """A result event's list of names (skills, files) as recorded: its strings once each, in
+    order, capped; None when the adapter reported no list."""
+    if not isinstance(value, list):
+        return None
+    names = [v for v in value if isinstance(v, str) and 0 < len(v) <= 1000]
+    return list(dict.fromkeys(names))[:MAX_REPORTED_NAMES]
 
 
 def _float_or_none(value: Any) -> float | None:

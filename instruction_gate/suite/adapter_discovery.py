@@ -29,6 +29,8 @@ _UNMODELLED_ARGS = {
     "claude": ("--add-dir", "--settings", "--setting-sources"),
     "gemini": ("--include-directories",),
     "opencode": ("--agent",),
+    # Copilot: another working directory, directories whose skills and agents load, a custom agent.
+    "copilot": ("-C", "--add-dir", "--plugin-dir", "--agent"),
 }
 #: Codex `-c key=value` overrides that change its discovery.
 _CODEX_DOC_KEYS = ("project_doc", "profile")

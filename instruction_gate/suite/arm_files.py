@@ -18,15 +18,16 @@ from pathlib import Path, PurePosixPath
 from typing import Callable, Iterable
 
 from instruction_gate import git, globs
-from instruction_gate.agents.loading import LOADERS
+from instruction_gate.agents.loading import FORMAT_GLOBS, LOADERS
 from instruction_gate.suite.contract import SYMLINK_MODE, Contract, Entry, Tree
 
 _PATCH_PATH = re.compile(r"^(?:diff --git a/(\S+) b/(\S+)|--- a/(.+)|\+\+\+ b/(.+))$", re.MULTILINE)
 
 
 def relevant(tree: Tree, instruction_paths: Iterable[str], names: frozenset[str]) -> set[str]:
-    """Paths an agent can load by name, under `.claude/`, or as the manifest's instruction paths."""
-    found = set(globs.filter_paths(tree, tuple(instruction_paths)))
+    """Paths an agent can load by name, under `.claude/`, where a format lives (`FORMAT_GLOBS`:
+    Copilot's and Cursor's rule files), or as the manifest's instruction paths."""
+    found = set(globs.filter_paths(tree, (*instruction_paths, *FORMAT_GLOBS)))
     found.update(p for p in tree if PurePosixPath(p).name in names or ".claude" in PurePosixPath(p).parts[:-1])
     return found
 

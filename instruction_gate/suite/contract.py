@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instruction_gate import git, globs
+from instruction_gate.agents.loading import DEFAULT_INSTRUCTION_PATHS, is_instruction_file
 from instruction_gate.errors import ConfigError, ContractError
 from instruction_gate.suite.manifest import Manifest
 
@@ -126,7 +127,8 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
         if not is_instruction(path):
             code.append(path)
             if mixed_changes != "hold-code":
-                problems.append(f"{path}: not an instruction path; the candidate may change only {list(manifest.instruction_paths)}")
+                problems.append(f"{path}: not an instruction path; the candidate may change only {list(manifest.instruction_paths)}"
+                                + _known_format(path))
             continue
         changed.append(path)
         if status == "D":
@@ -171,12 +173,24 @@ def check(repo: Path, manifest: Manifest, base: str, candidate: str, allow_ident
                     candidate_sha if code else "", read_tree(repo, candidate_sha) if code else None)
 
 
+def _known_format(path: str) -> str:
+    """A note when a file outside `instruction_paths` is one an agent loads by itself: the gate
+    would treat an edit of it as code, so the manifest most likely forgot the format."""
+    if not is_instruction_file(path):
+        return ""
+    return (f" ({path} is an instruction file agents load by themselves: add it to instruction_paths, e.g. "
+            f"{', '.join(repr(g) for g in DEFAULT_INSTRUCTION_PATHS if globs.matches_any(path, (g,)))})")
+
+
 def mixed_message(instructions: list[str], code: list[str]) -> str:
     """The refusal of a mixed change, naming both kinds of file."""
+    unlisted = [p for p in code if is_instruction_file(p)]
+    note = (f"; note: {', '.join(sorted(unlisted)[:5])} {'is an instruction file' if len(unlisted) == 1 else 'are instruction files'} "
+            "agents load by themselves, outside instruction_paths: add the format there") if unlisted else ""
     return (f"the candidate breaks the static contract: it changes instruction files ({', '.join(sorted(instructions))}) "
             f"and code ({len(code)} file{'s' if len(code) != 1 else ''}, listed below) together; evaluate the "
             "instructions with the code held fixed (policy contract.mixed_changes: hold-code, or --mixed-changes "
-            "hold-code), or split the pull request")
+            "hold-code), or split the pull request" + note)
 
 
 def _held_variants(repo: Path, merge_base: str, candidate_sha: str, is_instruction) -> tuple[Tree, Tree]:

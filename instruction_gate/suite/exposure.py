@@ -6,20 +6,27 @@ adapters, the reference agent and the lint) say what reaches the agent started i
 
 * eagerly: what each agent loads at start (the Codex chain cut at its byte budget, Claude's
   memory files with their imports, ...);
-* lazily: what it may load once it touches files below `cwd`, whole. Claude Code loads a
-  subdirectory's memory files when it reads a file there; Codex's system prompt tells the
-  model to obey every AGENTS.md whose directory holds a file it edits. Every file below `cwd`
-  counts as touched, conservatively.
+* lazily: what it may load once it touches files below `cwd`, whole, counted only for the agents
+  whose CLI sends that name lazily: Claude Code's nested memory files, Gemini CLI's just-in-time
+  context files, OpenCode's files attached to a read, Cursor's nested AGENTS.md (its
+  documentation). Codex loads nothing lazily (its prompt only asks the model to read a nested
+  AGENTS.md; the CLI sends the start-up chain alone). Every file below `cwd` counts as touched,
+  conservatively;
+* path-scoped rules (Copilot's `applyTo`, Cursor's `globs`, Claude Code's `paths`): only when a
+  file the task can touch (`touchable`: its cwd's files, its fixture's and solution's paths)
+  matches; Cursor's description-only rules count as possibly loaded;
+* skills (`agents/skills.py`): every skill an agent lists reaches every task of that agent.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterable
 
 from instruction_gate.agents.codex import discovery as codex_discovery
-from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of, names_of
+from instruction_gate.agents.loading import LOADERS, LoadSettings, agents_of, names_of, scoped_reached, skills_reached
 
 @dataclass(frozen=True)
 class Discovery:
@@ -59,6 +66,9 @@ class Reach:
     eager: str | None  #: sha256 of the bytes loaded at start (a budget may cut them), None when not eager
     lazy: str | None  #: sha256 of the whole file when reachable lazily (below cwd), else None
     eager_bytes: int = 0  #: how many bytes were loaded at start
+    #: (agent, how) for each agent that can load it: "at start", "below its cwd", or what pulls a
+    #: scoped rule in. Not part of equality: the arms differ only by what the bytes are.
+    agents: tuple[tuple[str, str], ...] = field(default=(), compare=False)
 
 
 Exposure = dict[str, Reach]  #: repository path -> what of it can reach the agent
@@ -69,22 +79,37 @@ def _digest(path: Path, limit: int | None = None) -> str:
         return hashlib.sha256(handle.read(limit) if limit is not None else handle.read()).hexdigest()
 
 
-def reachable(root: Path, cwd: str, rules: Discovery) -> Exposure:
-    """What of each instruction file under `root` can reach an agent started in `cwd`."""
+def reachable(root: Path, cwd: str, rules: Discovery, touchable: Iterable[str] | None = None,
+              any_file: bool = False) -> Exposure:
+    """What of each instruction file under `root` can reach an agent started in `cwd`, and which
+    agent loads it how. `touchable`: repository paths the task can touch, for path-scoped rules
+    (default: the files under `root` below `cwd`); `any_file`: every scoped rule counts, whatever
+    it matches (what could be loaded from `cwd` at all)."""
     cwd = "" if cwd in (".", "") else cwd.strip("/")
     here = root / cwd
     if not here.is_dir():
         here.mkdir(parents=True)  # a cwd without instruction files: the chain above it still counts
     eager: dict[str, int] = {}  # path -> most bytes any of the agents loads at start
     lazy: set[str] = set()
+    how: dict[str, dict[str, str]] = {}  # path -> agent -> how it loads it (first reason wins)
     below = [p.relative_to(root).as_posix() for p in here.rglob("*")
              if (p.is_file() or p.is_symlink()) and ".git" not in p.relative_to(root).parts]
+    touchable = below if touchable is None else list(touchable)
     for agent in rules.agents:
         loader = LOADERS[agent]
         for f in loader.at_start(root, cwd, rules.settings):
             eager[f.path] = max(eager.get(f.path, 0), f.bytes_loaded)
+            how.setdefault(f.path, {}).setdefault(agent, "at start")
         # Files loaded at start may come back here too (whole); harmless, both arms are read alike.
-        lazy.update(f.path for f in loader.on_touch(root, cwd, below, rules.settings))
+        for f in loader.on_touch(root, cwd, below, rules.settings) if loader.sends_later else ():
+            lazy.add(f.path)
+            how.setdefault(f.path, {}).setdefault(agent, "below its cwd")
+        for rule, why in scoped_reached(agent, root, cwd, None if any_file else touchable):
+            lazy.add(rule.path)
+            how.setdefault(rule.path, {}).setdefault(agent, why)
+        for path, why in skills_reached(agent, root, cwd):  # a skill reaches every task of its agents
+            lazy.add(path)
+            how.setdefault(path, {}).setdefault(agent, why)
     return {p: Reach(_digest(root / p, eager[p]) if p in eager else None, _digest(root / p) if p in lazy else None,
-                     eager.get(p, 0)) for p in sorted({*eager, *lazy})}
-
+                     eager.get(p, 0), tuple(sorted(how.get(p, {}).items())))
+            for p in sorted({*eager, *lazy})}

@@ -31,6 +31,9 @@ class TaskImpact:
     reason: str
     changed: tuple[str, ...]  #: reachable files whose reachable bytes differ between the arms
     reachable: tuple[str, ...] = ()  #: every instruction file the rule says it can reach, either arm
+    #: agent -> which of its rules lets the task see the change ("sees services/payments/CLAUDE.md
+    #: below its cwd"); empty when unaffected or affected for another reason (fixture, unbounded)
+    agents: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,8 @@ class Impact:
                 **({"unbounded": self.unbounded} if self.unbounded else {}),
                 "unaffected": [t.task_id for t in self.tasks if not t.affected],
                 "tasks": [{"task_id": t.task_id, "cwd": t.cwd, "affected": t.affected, "reason": t.reason,
-                           "changed": list(t.changed), "reachable": list(t.reachable)} for t in self.tasks]}
+                           "changed": list(t.changed), "reachable": list(t.reachable), "agents": dict(t.agents)}
+                          for t in self.tasks]}
 
 
 def _differences(base: exposure.Exposure, candidate: exposure.Exposure) -> list[str]:
@@ -67,6 +71,25 @@ def _differences(base: exposure.Exposure, candidate: exposure.Exposure) -> list[
 def _how(base: exposure.Exposure, candidate: exposure.Exposure, path: str) -> str:
     reach = candidate.get(path) or base.get(path)
     return "at start" if reach is not None and reach.eager else "below its cwd"
+
+
+def _by_agent(base: exposure.Exposure, candidate: exposure.Exposure, changed: list[str]) -> dict[str, str]:
+    """agent -> why it sees the change: each changed file it loads, and how (either arm's account)."""
+    seen: dict[str, list[str]] = {}
+    for path in changed:
+        ways = dict((base.get(path) or exposure.Reach(None, None)).agents)
+        ways.update((candidate.get(path) or exposure.Reach(None, None)).agents)
+        for agent, how in ways.items():
+            seen.setdefault(agent, []).append(f"sees {path} {how}" if how in ("at start", "below its cwd") else how)
+    return {agent: "; ".join(items[:3]) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+            for agent, items in sorted(seen.items())}
+
+
+def touchable(tree_paths: Iterable[str], cwd: str, patches: Iterable[str]) -> list[str]:
+    """Repository paths a task can touch, for path-scoped rules: the files below its `cwd` and
+    those its fixture and reference solution patches name."""
+    prefix = "" if cwd in ("", ".") else cwd.strip("/") + "/"
+    return sorted({*(p for p in tree_paths if p.startswith(prefix)), *patches})
 
 
 def _targets(root: Path, paths: list[str]) -> list[str]:
@@ -91,20 +114,28 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
     unbounded = bool(rules.unbounded and contract.changed_instruction_paths)
     reached: set[str] = set()
     with arm_files.temp_dir(temp_root) as tmp:
-        arms = arm_files.arm_trees(checked.repo, contract, hidden_paths(checked), manifest.instruction_paths,
+        hidden = hidden_paths(checked)
+        arms = arm_files.arm_trees(checked.repo, contract, hidden, manifest.instruction_paths,
                                    rules.names, Path(tmp), rules.import_syntaxes)
         watched = set(arms.files["base"]) | set(arms.files["candidate"]) | set(contract.changed_instruction_paths)
+        visible = [p for p in contract.workspace_tree if p not in hidden]
         for task in tasks:
             cwd = "" if task.cwd in (".", "") else task.cwd
-            base = exposure.reachable(arms.base, cwd, rules)
-            candidate = exposure.reachable(arms.candidate, cwd, rules)
+            patches = [path for patch in (task.fixture_patch, task.reference_solution) if patch
+                       for path in arm_files.patch_paths(blob_text(checked.repo, contract, patch))]
+            files = touchable(visible, cwd, patches)
+            base = exposure.reachable(arms.base, cwd, rules, files)
+            candidate = exposure.reachable(arms.candidate, cwd, rules, files)
             changed = _differences(base, candidate)
             # A symlink (CLAUDE.md -> AGENTS.md) reaches its target: the target's change is seen too.
             reached.update(changed, *(_targets(root, changed) for root in (arms.base, arms.candidate)))
             fixture = (sorted(arm_files.patch_paths(blob_text(checked.repo, contract, task.fixture_patch)) & watched)
                        if task.fixture_patch else [])
+            agents = _by_agent(base, candidate, changed) if changed and not unbounded else {}
             if unbounded:
                 reason = f"{rules.unbounded}; impact analysis cannot bound it, so every task runs"
+            elif agents:  # which agent's rule lets it see which file, and how
+                reason = "; ".join(f"{agent}: {why}" for agent, why in agents.items())
             elif changed:
                 seen = ", ".join(f"{p} ({_how(base, candidate, p)})" for p in changed[:5])
                 reason = f"sees {seen}" + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
@@ -114,7 +145,7 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
                 reason = f"no instruction file reachable from {task.cwd!r} differs between the arms"
             affected = bool(changed or fixture or unbounded)
             results.append(TaskImpact(task.id, task.cwd, affected, reason, tuple(changed),
-                                      tuple(sorted({*base, *candidate}))))
+                                      tuple(sorted({*base, *candidate})), tuple(agents.items())))
     changed_paths = tuple(contract.changed_instruction_paths)
     unreachable = () if rules.unbounded else tuple(p for p in changed_paths if p not in reached)
     return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable, rules.unbounded)

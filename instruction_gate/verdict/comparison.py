@@ -10,11 +10,12 @@ from instruction_gate.verdict import digest as digests
 from instruction_gate.verdict.blind_gates import BlindGate
 from instruction_gate.verdict.decision import Decision, decide
 from instruction_gate.verdict.hardgates import HardFinding, classify
+from instruction_gate.verdict.instruction_use import evaluate_use_metrics
 from instruction_gate.verdict.metrics import MetricResult, evaluate_metrics
 from instruction_gate.verdict.pairing import Pairing, pair_runs
 from instruction_gate.verdict.policy import Policy
 from instruction_gate.verdict.results import ResultSet, nothing_affected
-from instruction_gate.verdict.trajectories import trajectory
+from instruction_gate.verdict.trajectories import EventFiles, trajectory
 from instruction_gate.rules.compare import evaluate_rule_metrics
 
 PROVENANCE_FIELDS = ("agent_name", "model", "model_snapshot", "harness_version", "adapter_version", "container_digest",
@@ -127,6 +128,7 @@ def compare(results: ResultSet, policy: Policy, load_problems: list[str] | None 
     metrics = spending_compare.sequential_metrics(evaluate_metrics(pairing.pairs, policy.soft, policy.statistics),
                                                   pairing.pairs, policy, spending)
     metrics += evaluate_rule_metrics(pairing.pairs, policy.soft, policy.statistics)
+    metrics += evaluate_use_metrics(pairing.pairs, policy.soft, policy.statistics)
     findings = classify(results, policy)
     found = provenance(pairing)
     comparison = Comparison(results, policy, pairing, metrics, findings, task_rows(pairing), None, found,
@@ -170,7 +172,8 @@ def mark_host_network(decision: Decision, found: dict[str, dict[str, list[str]]]
 
 def build_digest(results: ResultSet, pairing: Pairing, findings: list[HardFinding]) -> digests.Digest:
     """The digest over the valid pairs, reading each run's events beside its index."""
-    trajectories = {(p.task_id, p.repeat, variant): trajectory(run, results.origin.get((p.task_id, p.repeat, variant)))
+    files, origin = EventFiles(), results.origin
+    trajectories = {(p.task_id, p.repeat, variant): trajectory(run, origin.get((p.task_id, p.repeat, variant)), files)
                     for p in pairing.pairs for variant, run in (("base", p.base), ("candidate", p.candidate))}
     return digests.build(pairing.pairs, trajectories, findings, results.headers)
 

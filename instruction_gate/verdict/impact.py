@@ -60,4 +60,5 @@ def summary_block(block: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     keys = ("mode", "discovery", "changed_paths", "unreachable_changes", "affected", "unaffected")
     return {**{k: block.get(k) for k in keys}, **({"unbounded": block["unbounded"]} if block.get("unbounded") else {}),
-            "tasks": [{k: t.get(k) for k in ("task_id", "cwd", "affected", "reason")} for t in block.get("tasks", [])]}
+            "tasks": [{**{k: t.get(k) for k in ("task_id", "cwd", "affected", "reason")},
+                       **({"agents": t["agents"]} if t.get("agents") else {})} for t in block.get("tasks", [])]}

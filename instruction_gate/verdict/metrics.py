@@ -65,10 +65,13 @@ _NUMERIC = (int, float, bool)
 def paired_table(pairs: list[Pair], names: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(base, candidate) arrays of shape (pairs, metrics); nan where a run does not report a metric."""
     nan = math.nan
-    flat = [[value if type(value) in _NUMERIC else nan for value in (run.get(name) for name in names)]
-            for pair in pairs for run in (pair.base, pair.candidate)]
-    table = np.array(flat, dtype=float).reshape(len(pairs), 2, len(names))
+    runs = [run for pair in pairs for run in (pair.base, pair.candidate)]
+    table = np.empty((len(runs), len(names)))
+    for column, name in enumerate(names):  # column by column: one list per metric, not one per run
+        table[:, column] = np.array([value if type(value) in _NUMERIC else nan
+                                     for value in [run.get(name) for run in runs]], dtype=float)
     table[~np.isfinite(table)] = nan
+    table = table.reshape(len(pairs), 2, len(names))
     return table[:, 0, :], table[:, 1, :]
 
 

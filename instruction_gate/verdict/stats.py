@@ -8,15 +8,19 @@ Interval method (chosen by `benchmarks/calibration.py`): a Student t interval on
 values. For the binary success metric it is widened by a continuity correction of half the
 estimate's resolution, 1 / (2 * pairs); without it the lattice of possible means pushes the
 false-alarm rate above nominal on small suites (8 tasks x 3 repeats: 3.0 % at a nominal 2.5 %).
-scipy is imported lazily and only `scipy.special`, because `scipy.stats` costs over a second.
+scipy is imported lazily and only `scipy.special`, because `scipy.stats` costs over a second; at
+the default levels the quantiles come from a table scipy wrote (t_table.py) and scipy is not loaded.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
+
+from instruction_gate.verdict import t_table
 
 #: Up to this many tasks the sign-flip test enumerates all 2**n sign patterns exactly.
 EXACT_SIGN_FLIP_MAX_TASKS = 16
@@ -25,7 +29,10 @@ _SIGN_FLIP_BLOCK = 2048
 
 
 def t_quantile(df: float | np.ndarray, probability: float) -> float | np.ndarray:
-    from scipy.special import stdtrit  # lazy: only compare pays for scipy
+    tabled = t_table.lookup(df, probability)
+    if tabled is not None:  # the default levels: scipy's own values, without importing scipy
+        return tabled
+    from scipy.special import stdtrit  # lazy: only a run off the table pays for scipy
 
     return stdtrit(df, probability)
 
@@ -80,6 +87,37 @@ def t_interval(values: np.ndarray, confidence: float, correction: float = 0.0,
     return Interval(estimate, low, high, spread, n)
 
 
+@dataclass(frozen=True)
+class GroupBounds:
+    """`t_interval` of many groups at once, one entry per group (numbered 0..groups-1)."""
+
+    estimate: np.ndarray  #: nan for a group without values
+    low: np.ndarray  #: -inf for a group of one value (its spread is unknown)
+    high: np.ndarray
+    counts: np.ndarray  #: values per group (nan values are not counted)
+
+
+def grouped_t_bounds(groups: np.ndarray, values: np.ndarray, group_count: int, confidence: float) -> GroupBounds:
+    """The t interval of each group's values (nan values skipped), equal to `t_interval` group
+    by group: groups of the same size go through `t_bounds` as the rows of one array, so a
+    thousand tasks over six metrics cost a few array operations, not six thousand calls.
+    Within a group, values keep their order (the sums are taken in the same order)."""
+    usable = ~np.isnan(values)
+    groups, values = groups[usable], values[usable]
+    order = np.argsort(groups, kind="stable")
+    groups, values = groups[order], values[order]
+    counts = np.bincount(groups, minlength=group_count)
+    starts = np.cumsum(counts) - counts
+    estimate, low, high = (np.full(group_count, math.nan) for _ in range(3))
+    single = np.flatnonzero(counts == 1)
+    estimate[single], low[single], high[single] = values[starts[single]], -math.inf, math.inf
+    for size in np.unique(counts[counts >= 2]).tolist():
+        chosen = np.flatnonzero(counts == size)
+        rows = values[starts[chosen][:, None] + np.arange(size)]
+        estimate[chosen], low[chosen], high[chosen], _ = t_bounds(rows, confidence)
+    return GroupBounds(estimate, low, high, counts)
+
+
 def sign_flip_p_values(columns: np.ndarray, draws: int, seed: int) -> np.ndarray:
     """Two-sided sign-flip permutation p-values, one per column of a (tasks, metrics) array.
 
@@ -97,8 +135,15 @@ def sign_flip_p_values(columns: np.ndarray, draws: int, seed: int) -> np.ndarray
         patterns = ((np.arange(2 ** tasks)[:, None] >> np.arange(tasks)) & 1).astype(float)
         sums = 2 * (patterns @ magnitudes) - magnitudes.sum(axis=0)
         return np.mean(np.abs(sums) >= observed, axis=0)
+    # A column of zeros (a metric no task has data for) ties under every pattern: its p is 1,
+    # and it takes no share of the matrix products (the patterns drawn stay the same).
+    moving = magnitudes.any(axis=0)
+    p_values = np.ones(values.shape[1])
+    if not moving.any():
+        return p_values
+    magnitudes, observed = magnitudes[:, moving], observed[moving]
     rng = np.random.default_rng(seed)
-    extreme = np.zeros(values.shape[1])
+    extreme = np.zeros(magnitudes.shape[1])
     width = (tasks + 7) // 8
     for done in range(0, draws, _SIGN_FLIP_BLOCK):
         block = min(_SIGN_FLIP_BLOCK, draws - done)
@@ -106,7 +151,8 @@ def sign_flip_p_values(columns: np.ndarray, draws: int, seed: int) -> np.ndarray
         positive = np.unpackbits(raw, axis=1, count=tasks).astype(float)
         sums = 2 * (positive @ magnitudes) - magnitudes.sum(axis=0)
         extreme += np.count_nonzero(np.abs(sums) >= observed, axis=0)
-    return (extreme + 1) / (draws + 1)
+    p_values[moving] = (extreme + 1) / (draws + 1)
+    return p_values
 
 
 def sign_flip_p_value(values: np.ndarray, draws: int, seed: int) -> float | None:
@@ -161,6 +207,27 @@ def worst_case_spread(repeats: float) -> float:
     return math.sqrt(0.5 / max(repeats, 1.0))
 
 
+def _fewest_tasks(detects: Callable[[int], bool], max_tasks: int) -> int | None:
+    """The fewest tasks (2..max_tasks) that detect, or None. The detectable drop shrinks with
+    tasks, so `detects` turns true once: doubling from 2 then bisecting the last step finds it
+    with the tabled quantiles (t_table.py, no scipy) when it lies within their range; otherwise
+    the whole range is bisected."""
+    step = 2
+    while step <= min(t_table.DEGREES, max_tasks):
+        if detects(step):
+            low, high = max(2, step // 2 + 1), step
+            break
+        step *= 2
+    else:
+        if not detects(max_tasks):
+            return None
+        low, high = 2, max_tasks
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if detects(middle) else (middle + 1, high)
+    return low
+
+
 def power_note(spread: float, tasks: int, repeats: float, bound: float, confidence: float, power: float,
                target_drop: float | None, max_tasks: int = 100_000) -> PowerNote:
     """Smallest true drop that fails the gate (whole interval beyond `bound`) with `power` probability.
@@ -181,11 +248,7 @@ def power_note(spread: float, tasks: int, repeats: float, bound: float, confiden
     def detects(n: int) -> bool:
         return bound + float(_detectable_shift(np.array([n], float), spread, repeats, confidence, power)[0]) <= target_drop
 
-    if target_drop is not None and target_drop > bound and detects(max_tasks):
-        low, high = 2, max_tasks  # the detectable drop shrinks with tasks: bisect for the first that detects
-        while low < high:
-            middle = (low + high) // 2
-            low, high = (low, middle) if detects(middle) else (middle + 1, high)
-        tasks_needed = low
-        pairs_needed = int(math.ceil(tasks_needed * repeats))
+    if target_drop is not None and target_drop > bound:
+        tasks_needed = _fewest_tasks(detects, max_tasks)
+        pairs_needed = None if tasks_needed is None else int(math.ceil(tasks_needed * repeats))
     return PowerNote(detectable, spread, assumed, tasks, repeats, target_drop, tasks_needed, pairs_needed)

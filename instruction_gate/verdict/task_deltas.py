@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from instruction_gate.verdict import stats
-from instruction_gate.verdict.metrics import METRICS, NOT_GATED, MetricResult, paired_table
+from instruction_gate.verdict.metrics import METRICS, NOT_GATED, MetricResult, paired_table, task_index
 from instruction_gate.verdict.pairing import Pair
 
 
@@ -41,17 +41,13 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def _task_delta(values: np.ndarray, kind: str, confidence: float) -> Delta | None:
-    values = values[~np.isnan(values)]
-    interval = stats.t_interval(values, confidence)
-    if interval is None:
-        return None
-    low, high = _finite(interval.low), _finite(interval.high)
+def _delta(estimate: float, low: float, high: float, kind: str) -> Delta:
+    low, high = _finite(low), _finite(high)
     if kind == "difference":
         clip = lambda x: None if x is None else min(max(x, -1.0), 1.0)  # noqa: E731
-        return Delta(interval.estimate, clip(low), clip(high))
+        return Delta(estimate, clip(low), clip(high))
     exp = lambda x: None if x is None else math.exp(x)  # noqa: E731
-    return Delta(math.exp(interval.estimate), exp(low), exp(high))
+    return Delta(math.exp(estimate), exp(low), exp(high))
 
 
 def panels(pairs: list[Pair], metrics: list[MetricResult], confidence: float) -> list[Panel]:
@@ -60,18 +56,23 @@ def panels(pairs: list[Pair], metrics: list[MetricResult], confidence: float) ->
     if not pairs or not chosen:
         return []
     base, candidate = paired_table(pairs, [m.spec.name for m in chosen])
-    tasks = np.array([p.task_id for p in pairs])
-    out = []
+    columns = []
     for column, metric in enumerate(chosen):
         spec = metric.spec
         b, c = base[:, column], candidate[:, column]
-        values = c - b if spec.kind == "difference" else \
-            np.log(np.maximum(c, spec.floor)) - np.log(np.maximum(b, spec.floor))
-        per_task = {}
-        for task_id in sorted(set(tasks.tolist())):
-            delta = _task_delta(values[tasks == task_id], spec.kind, confidence)
-            if delta is not None:
-                per_task[task_id] = delta
+        columns.append(c - b if spec.kind == "difference" else
+                       np.log(np.maximum(c, spec.floor)) - np.log(np.maximum(b, spec.floor)))
+    # One interval per (metric, task): every metric's tasks are groups of one batch.
+    index, task_count = task_index(pairs)
+    groups = (np.arange(len(chosen))[:, None] * task_count + index).ravel()
+    bounds = stats.grouped_t_bounds(groups, np.concatenate(columns), len(chosen) * task_count, confidence)
+    task_ids = sorted({p.task_id for p in pairs})
+    estimate, low, high, counts = (a.tolist() for a in (bounds.estimate, bounds.low, bounds.high, bounds.counts))
+    out = []
+    for column, metric in enumerate(chosen):
+        spec, first = metric.spec, column * task_count
+        per_task = {task_id: _delta(estimate[group], low[group], high[group], spec.kind)
+                    for group, task_id in enumerate(task_ids, first) if counts[group]}
         overall = None if metric.estimate is None else Delta(metric.estimate, metric.low, metric.high)
         bound = None if metric.bound is None else (-metric.bound if spec.kind == "difference" else metric.bound)
         out.append(Panel(spec.label, spec.kind, per_task, overall, bound, metric.verdict))

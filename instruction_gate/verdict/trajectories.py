@@ -9,11 +9,11 @@ Actions are the run's tool calls in order, which is where paired runs first dive
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from instruction_gate.records import run_dir
 from instruction_gate.rules.bundle import RunBundle
 
 #: Behaviour kinds in the order the digest reports them.
@@ -38,17 +38,50 @@ class Trajectory:
     known: bool  #: False: the events were not recorded (only the final state is known)
 
 
-def events_of(run: dict[str, Any], origin: Path | None) -> list[dict[str, Any]] | None:
-    """The run's events: in the record (run.json, bare lists) or in events.jsonl beside the index."""
+@dataclass
+class EventFiles:
+    """Finds runs' events.jsonl beside their index (`OUT/<task>/repeat-<n>/<variant>/`, as
+    `records.run_dir` lays them out) with one directory listing per index: a bare index (shard
+    summaries, synthetic results) has no task directories, and 10,000 runs then cost no stat."""
+
+    _listings: dict[str, frozenset[str]] = field(default_factory=dict)  #: index directory -> its entries
+    _directories: dict[Path, str] = field(default_factory=dict)  #: index file -> its directory
+
+    def path(self, run: dict[str, Any], origin: Path) -> str | None:
+        top = self._directories.get(origin)
+        if top is None:
+            top = self._directories[origin] = os.path.dirname(origin) or "."
+        task_id = str(run.get("task_id"))
+        head = task_id.split("/", 1)[0]
+        if head not in ("", ".", "..") and head not in self._entries(top):
+            return None
+        repeat, variant = f"repeat-{int(run.get('repeat', 0))}", str(run.get("variant"))
+        path = os.path.join(top, task_id, repeat, variant, "events.jsonl")
+        return path if os.path.isfile(path) else None
+
+    def _entries(self, directory: str) -> frozenset[str]:
+        if directory not in self._listings:
+            try:
+                self._listings[directory] = frozenset(os.listdir(directory))
+            except (FileNotFoundError, NotADirectoryError):  # the index's folder is gone: no events
+                self._listings[directory] = frozenset()
+        return self._listings[directory]
+
+
+def events_of(run: dict[str, Any], origin: Path | None, files: EventFiles | None = None) -> list[dict[str, Any]] | None:
+    """The run's events: in the record (run.json, bare lists) or in events.jsonl beside the index.
+    `files`: one finder shared by the runs of a comparison (each index directory listed once)."""
     if isinstance(run.get("events"), list):
         return [e for e in run["events"] if isinstance(e, dict)]
     if origin is None:
         return None
-    path = run_dir(origin.parent, str(run.get("task_id")), int(run.get("repeat", 0)), str(run.get("variant"))) / "events.jsonl"
-    if not path.is_file():
+    path = (files or EventFiles()).path(run, origin)
+    if path is None:
         return None
     events = []
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        text = handle.read()
+    for line in text.splitlines():
         try:
             event = json.loads(line)
         except json.JSONDecodeError:
@@ -70,11 +103,10 @@ def _action_text(command) -> str:
     return f"{tool} {command.path}" if command.path else tool
 
 
-def trajectory(run: dict[str, Any], origin: Path | None) -> Trajectory:
-    events = events_of(run, origin)
-    behaviours: set[tuple[str, str]] = set()
-    behaviours |= {("edit", p) for p in _strings(run.get("edited_files"))}
-    behaviours |= {("source", s) for s in _strings(run.get("instruction_sources"))}
+def trajectory(run: dict[str, Any], origin: Path | None, files: EventFiles | None = None) -> Trajectory:
+    events = events_of(run, origin, files)
+    behaviours: set[tuple[str, str]] = {("edit", p) for p in _strings(run.get("edited_files"))}
+    behaviours.update(("source", s) for s in _strings(run.get("instruction_sources")))
     if events is None:
         return Trajectory(frozenset(behaviours), (), False)
     bundle = RunBundle.from_events(events)

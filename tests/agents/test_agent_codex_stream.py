@@ -240,3 +240,17 @@ def test_commands_run_in_a_plain_shell_unless_a_login_shell_is_asked_for(tmp_pat
         for turn in (0, 1):
             argv = agent.turn_argv("codex", turn, "Fix it.", "thread-1")
             assert argv[argv.index(setting) - 1] == "-c"
+
+
+def test_codex_leaves_confinement_to_the_gates_sandbox_when_confined(tmp_path, monkeypatch):
+    # Inside the gate's bubblewrap, Codex's own bubblewrap cannot map user ids again: every
+    # sandboxed command would fail to start. An explicit option still wins.
+    from instruction_gate.agents.codex.adapter import CodexAgent
+    from instruction_gate.agents.options import Options
+    from instruction_gate.agents.protocol import CONFINED_VAR, AdapterRequest
+    request = AdapterRequest.parse(json.dumps(make_request(tmp_path, tmp_path, {"PATH": "/usr/bin"})))
+    monkeypatch.delenv(CONFINED_VAR, raising=False)
+    assert CodexAgent.from_options(Options({}), request).sandbox == "workspace-write"
+    monkeypatch.setenv(CONFINED_VAR, "1")
+    assert CodexAgent.from_options(Options({}), request).sandbox == "danger-full-access"
+    assert CodexAgent.from_options(Options({"sandbox": "read-only"}), request).sandbox == "read-only"

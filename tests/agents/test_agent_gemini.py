@@ -138,7 +138,7 @@ def test_failures_before_any_result(repo, tmp_path, stderr, code, reason):
 
 
 def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_path):
-    # The CLI sends a context file whole; the harness reads at most 1 MiB of it to find imports.
+    # The CLI sends a context file whole, and imports what it names past the harness's 1 MiB read cap.
     from instruction_gate.untrusted import INSTRUCTION_CAP_BYTES
     (tmp_path / ".git").mkdir()
     big = write(tmp_path, "GEMINI.md", " " * INSTRUCTION_CAP_BYTES + "rule @docs/x.md\n")
@@ -146,7 +146,7 @@ def test_files_past_the_harness_read_cap_are_reported_at_their_full_size(tmp_pat
     write(tmp_path, "pkg/GEMINI.md", "\n\t \n")  # whitespace alone: nothing sent
     sources = gemini_sources(tmp_path, "pkg")
     assert [(f.path, f.size, f.bytes_loaded) for f in sources] == [
-        ("GEMINI.md", big.stat().st_size, big.stat().st_size)]
+        ("GEMINI.md", big.stat().st_size, big.stat().st_size), ("docs/x.md", 9, 9)]
 
 
 def test_reported_bytes_are_the_decoded_trimmed_text_the_cli_sends(tmp_path):

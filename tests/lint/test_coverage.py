@@ -20,7 +20,10 @@ def test_files_no_cwd_reaches_are_gaps_for_the_agents_that_load_them():
     assert {f for f in found if f[0] in ("codex", "claude")} == {
         ("codex", "pkg/b/AGENTS.md", None), ("claude", "pkg/b/CLAUDE.md", None), ("claude", "docs/more.md", None)}
     assert ("gemini", "pkg/b/AGENTS.md", None) in found  # the gemini adapter loads AGENTS.md too
-    assert gaps(files, ["."]) == []  # everything is below the root
+    # From the root, every nested file is below the cwd, but Codex loads none of them lazily (its CLI
+    # sends the start-up chain alone): for Codex they are gaps; the agents that load them lazily reach them.
+    assert [(g.agent, g.path) for g in gaps(files, ["."])] == [("codex", "pkg/a/AGENTS.md"), ("codex", "pkg/b/AGENTS.md")]
+    assert "no task's cwd (.) reaches it" in gaps(files, ["."])[0].why
 
 
 def test_a_file_several_agents_load_is_one_gap_naming_them_all():

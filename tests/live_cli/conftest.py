@@ -20,6 +20,8 @@ BINARIES = {
     "gemini": MODULES / "@google/gemini-cli/bundle/gemini.js",
     # What the opencode-ai wrapper's install script would link as `opencode` on linux-x64.
     "opencode": MODULES / "opencode-linux-x64/bin/opencode",
+    # The platform package's binary, called directly: the npm loader only finds and starts it.
+    "copilot": MODULES / "@github/copilot-linux-x64/copilot",
 }
 
 
@@ -57,6 +59,11 @@ def opencode_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
+def copilot_bin() -> Path:
+    return _binary("copilot")
+
+
+@pytest.fixture(scope="session")
 def codex_0169_bin() -> Path:
     return _binary("codex-0.169")
 
@@ -68,6 +75,18 @@ def broker_options(agent: str, upstream_url: str, binary) -> dict[str, str]:
         options.update({"model": "scripted", "sandbox": "danger-full-access"})
     elif agent == "gemini":
         options["model"] = "gemini-scripted"
-    elif agent == "opencode":
+    elif agent in ("opencode", "copilot"):
         options["model"] = "scripted"
     return options
+
+
+def assert_usage_matches_the_provider(result: dict, requests: list, prices_per_mtok: tuple[float, float, float]) -> None:
+    """The result's tokens are the sums of what the scripted provider answered, each call once,
+    and its cost those tokens at the given prices (uncached input, cached input, output)."""
+    steps = [r.step for r in requests]
+    assert (result["input_tokens"], result["cached_input_tokens"], result["output_tokens"]) == (
+        sum(s.input_tokens for s in steps), sum(s.cached_tokens for s in steps), sum(s.output_tokens for s in steps))
+    fresh, cached, output = prices_per_mtok
+    uncached = result["input_tokens"] - result["cached_input_tokens"]
+    assert result["provider_cost_usd"] == pytest.approx(
+        (uncached * fresh + result["cached_input_tokens"] * cached + result["output_tokens"] * output) / 1e6)

@@ -9,7 +9,7 @@ import pytest
 from instruction_gate import cli
 
 
-@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "opencode"])
+@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "opencode", "copilot"])
 def test_doctor_passes_on_the_pinned_cli(agent, request, capsys):
     binary = request.getfixturevalue(f"{agent}_bin")
     code = cli.main(["doctor", "--agent", agent, "--binary", str(binary)])

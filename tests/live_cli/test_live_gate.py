@@ -15,8 +15,8 @@ from instruction_gate import demo_repo, proc
 from instruction_gate.agents.scripted_provider import ScriptedProvider, Step
 from tests.live_cli.conftest import broker_options
 from instruction_gate.commands.demo import candidate_regressions
-from instruction_gate.agents.conformance import (claude_memory, codex_instructions, gemini_context,
-                                                 opencode_instructions)
+from instruction_gate.agents.conformance import (claude_memory, codex_instructions, copilot_instructions,
+                                                 gemini_context, opencode_instructions)
 
 TASKS = ("bug-tax-rounding", "add-idempotency-test")
 TEST_LINE = "Run the tests with `python -m pytest -q` before finishing."
@@ -39,6 +39,9 @@ def _responder(agent: str, suite):
         elif agent == "opencode":
             done = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
             instructions = "\n".join(t for _, t in opencode_instructions(type("R", (), {"body": body})))
+        elif agent == "copilot":
+            done = sum(1 for m in body.get("messages", []) if m.get("role") == "tool")
+            instructions = "\n".join(copilot_instructions(type("R", (), {"body": body})).blocks)
         else:
             done = text.count('"tool_result"')
             instructions = "\n".join(t for _, t in claude_memory(type("R", (), {"body": body})))
@@ -46,15 +49,16 @@ def _responder(agent: str, suite):
         if TEST_LINE in instructions:
             steps.append("python -m pytest -q")
         if done < len(steps):
-            tool = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash"}[agent]
-            described = {"description": "step"} if agent == "opencode" else {}
+            tool = {"codex": "shell", "claude": "Bash", "gemini": "run_shell_command", "opencode": "bash",
+                    "copilot": "bash"}[agent]
+            described = {"description": "step"} if agent in ("opencode", "copilot") else {}
             return Step("tool", name=tool, args={"command": steps[done], **described})
         return Step("text", text="Done.")
 
     return respond
 
 
-@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "opencode"])
+@pytest.mark.parametrize("agent", ["codex", "claude", "gemini", "opencode", "copilot"])
 def test_gate_verdict_follows_what_reached_the_model(agent, request, tmp_path):
     binary = request.getfixturevalue(f"{agent}_bin")
     candidate_file = tmp_path / "AGENTS.md"

@@ -66,19 +66,6 @@ def test_tool_call_edit_usage_and_instructions(gemini_bin, repo, tmp_path):
     assert result["provenance"]["harness_version"] == "0.61.0"
 
 
-def test_resume_counts_each_process_once(gemini_bin, repo, tmp_path):
-    run = run_live("gemini", gemini_bin, repo.path, [
-        Step("tool", name="run_shell_command", args={"command": "echo one"}), Step("text", text="a"),
-        Step("tool", name="run_shell_command", args={"command": "echo two"}), Step("text", text="b")],
-        tmp_path, turns=("one", "two"))
-    assert run.result["status"] == "completed", run.stderr
-    assert run.commands() == [("echo one", 0), ("echo two", 0)]
-    assert [e["turn"] for e in run.of_type("tool")] == [0, 1]
-    # The second process resumed the first one's conversation.
-    assert len(run.requests) == 4 and "echo one" in str(run.requests[2].body["contents"])
-    assert (run.result["input_tokens"], run.result["output_tokens"]) == (400, 40)
-
-
 @pytest.mark.parametrize("status, reason", [(429, "rate_limited"), (500, "provider_error"),
                                             (401, "auth_failed")])
 def test_provider_errors_are_infrastructure(gemini_bin, repo, tmp_path, status, reason):

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from instruction_gate.agents.conformance import opencode_instructions, run_live
 from instruction_gate.agents.opencode.discovery import GLOBAL_AGENTS, GLOBAL_CLAUDE
 from instruction_gate.agents.scripted_provider import Step
 from tests.conftest import GitRepo
+from tests.live_cli.conftest import assert_usage_matches_the_provider
 
 FAST_FAIL = {"stall_seconds": "0.5"}
 SLOW = "sleep 60"
@@ -62,12 +62,7 @@ def test_tool_calls_edits_usage_and_instructions(opencode_bin, repo, tmp_path):
                                                                                    ("new.py", "add")]
     assert result["tool_calls"] == 4 and result["final_message"] == "Fixed."
     # Usage: the agent loop's calls (OpenCode does not count its title call).
-    steps = [r.step for r in run.requests]
-    assert (result["input_tokens"], result["cached_input_tokens"], result["output_tokens"]) == (
-        sum(s.input_tokens for s in steps), sum(s.cached_tokens for s in steps), sum(s.output_tokens for s in steps))
-    uncached = result["input_tokens"] - result["cached_input_tokens"]
-    assert result["provider_cost_usd"] == pytest.approx(
-        (uncached * 1 + result["cached_input_tokens"] * 0.5 + result["output_tokens"] * 10) / 1e6)
+    assert_usage_matches_the_provider(result, run.requests, prices_per_mtok=(1, 0.5, 10))
     # AGENTS.md, not the CLAUDE.md fallback.
     assert result["instruction_sources"] == _sent(run, repo, tmp_path / "agent-home") == ["AGENTS.md"]
     assert result["instruction_bytes"] == {"AGENTS.md": len("Run the tests.\n")}

@@ -171,7 +171,7 @@ def test_a_bad_discovery_option_is_an_infrastructure_failure():
     from instruction_gate.reference_agent.main import _parse_flags, options_from
     import pytest
     with pytest.raises(ValueError, match="discovery must be one of both, codex, claude"):
-        options_from(_parse_flags([]), {"discovery": "cursor"})
+        options_from(_parse_flags([]), {"discovery": "windsurf"})
     assert options_from(_parse_flags(["--discovery", "claude"]), {}).discovery == "claude"
 
 

@@ -171,10 +171,10 @@ def test_unknown_commit_is_a_usage_error(git_repo):
 
 
 def test_deleted_instruction_file_is_absent_from_the_candidate_workspace(git_repo, tmp_path):
-    base = suite_base(git_repo, extra={"svc/AGENTS.override.md": "override\n"})
-    candidate = git_repo.commit({"svc/AGENTS.override.md": None}, "drop the override")
+    base = suite_base(git_repo, extra={"AGENTS.override.md": "override\n"})
+    candidate = git_repo.commit({"AGENTS.override.md": None}, "drop the override")
     adapter = make_adapter(tmp_path, """
-        emit(type="probe", exists=os.path.exists(os.path.join(request["repo_root"], "svc/AGENTS.override.md")))
+        emit(type="probe", exists=os.path.exists(os.path.join(request["repo_root"], "AGENTS.override.md")))
     """)
     out = tmp_path / "out"
     assert evaluate(git_repo, base, candidate, out, adapter).returncode == 0

@@ -79,7 +79,7 @@ HOSTILE = """
                 found.append(os.path.join(directory, name))
     probe = dict(type="probe", listings={{p: listing(p) for p in guesses}}, reads={{p: read(p) for p in reads}},
          found=found, files_seen=seen, pids=sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
-         request_keys=sorted(request))
+         request_keys=sorted(request), confined=os.environ.get("INSTRUCTION_GATE_CONFINED"))
 
     code = [sys.executable, "-c", {daemon!r}, MARKER, json.dumps(targets)]
     quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -141,6 +141,7 @@ def test_hostile_daemons_change_nothing_and_read_nothing_hidden(git_repo, tmp_pa
     probe = next(e for e in record(out, "t1", 0, "candidate")["events"] if e["type"] == "probe")
     assert probe["found"] == [] and probe["files_seen"] > 0
     assert "reference_solution_patch" in probe["request_keys"]
+    assert probe["confined"] == "1"  # an agent's own sandbox steps aside (it cannot nest in bwrap)
     for path, content in probe["reads"].items():
         if path.endswith("/gen/.git/objects/info/alternates"):  # the workspace's own: the common store only
             assert "common.git" in content and "stage.git" not in content

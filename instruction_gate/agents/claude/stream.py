@@ -82,6 +82,8 @@ class ClaudeStream(StreamParser):
         self._pending: dict[str, dict[str, Any]] = {}  # tool_use id -> tool event awaiting its result
         self._edits: dict[str, dict[str, Any]] = {}  # tool_use id -> file_change event
         self._seen_tools: set[str] = set()
+        self._skills: dict[str, str] = {}  # tool_use id of a `Skill` call -> the skill's name
+        self.skills_invoked = []  # a `Skill` call the CLI answered sends the skill's body
         self._reset_process()
 
     def _reset_process(self) -> None:
@@ -149,6 +151,9 @@ class ClaudeStream(StreamParser):
         if path is not None:
             self.touch(path)
         self._pending[tool_id] = {"type": "tool", "tool": name, "command": command, "turn": self.turn}
+        if name == "Skill" and isinstance(args.get("skill"), str):
+            self._skills[tool_id] = args["skill"]
+            self._pending[tool_id]["command"] = f"Skill {args['skill']}"  # which skill, for the digest
         if name in _EDIT_TOOLS and path is not None:
             edit = {"type": "file_change", "path": self.relpath(path), "turn": self.turn}
             if _EDIT_TOOLS[name]:
@@ -165,6 +170,9 @@ class ClaudeStream(StreamParser):
             if event is None:
                 continue
             failed = bool(block.get("is_error"))
+            skill = self._skills.pop(tool_id, None)
+            if skill is not None and not failed:  # an unknown name is an error result: nothing sent
+                self.invoked_skill(skill)
             if event["tool"] == "Bash":
                 code = _EXIT_CODE.match(_result_text(block.get("content")).strip())
                 event["exit_code"] = int(code.group(1)) if code else (1 if failed else 0)

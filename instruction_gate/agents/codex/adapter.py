@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from instruction_gate.agents.codex.stream import CodexStream
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.codex.discovery import CODEX_BUDGET_BYTES, codex_chain
 from instruction_gate.agents.options import OptionSpec, Options
-from instruction_gate.agents.protocol import AdapterRequest
+from instruction_gate.agents.protocol import CONFINED_VAR, AdapterRequest
 
 #: Custom-provider defaults: a few retries, not Codex's own (which outlast most task deadlines).
 DEFAULT_RETRIES = 2
@@ -20,7 +21,8 @@ PROVIDER_ID = "instruction_gate"
 OPTIONS = (
     OptionSpec("binary", "Codex executable (default: codex on the agent's PATH)"),
     OptionSpec("model", "model passed as --model"),
-    OptionSpec("sandbox", "read-only, workspace-write (default) or danger-full-access"),
+    OptionSpec("sandbox", "read-only, workspace-write (default) or danger-full-access (the default inside "
+                          "the gate's sandbox, which confines Codex itself)"),
     OptionSpec("extra_args", "more arguments for `codex exec`, split like a shell would"),
     OptionSpec("ephemeral", "true/false: do not keep session files (default: true for one-turn tasks)"),
     OptionSpec("fallback_names", "comma-separated project_doc_fallback_filenames"),
@@ -38,6 +40,19 @@ OPTIONS = (
                                       f"(default {DEFAULT_STREAM_IDLE_SECONDS:.0f})"),
 )
 SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
+
+
+def codex_home(agent_env: dict[str, str]) -> str | None:
+    """Codex's home as the agent's environment sets it: `CODEX_HOME`, else `~/.codex`."""
+    if agent_env.get("CODEX_HOME"):
+        return agent_env["CODEX_HOME"]
+    return str(Path(agent_env["HOME"]) / ".codex") if agent_env.get("HOME") else None
+
+
+def default_sandbox() -> str:
+    """Codex's own sandbox, unless the gate's sandbox already confines the adapter: bubblewrap
+    cannot map user ids again inside it, so every command Codex sandboxes would fail to start."""
+    return "danger-full-access" if os.environ.get(CONFINED_VAR) else "workspace-write"
 
 
 @dataclass(frozen=True)
@@ -66,7 +81,7 @@ class CodexAgent:
         turns = len(request.turns)
         agent = cls(
             binary=options.text("binary", "codex"), model=options.text("model"),  # type: ignore[arg-type]
-            sandbox=options.choice("sandbox", SANDBOXES, "workspace-write"),
+            sandbox=options.choice("sandbox", SANDBOXES, default_sandbox()),
             extra_args=options.words("extra_args"),
             # A session that must be resumed has to be kept on disk.
             ephemeral=bool(options.flag("ephemeral", turns == 1)) and turns == 1,
@@ -118,10 +133,9 @@ class CodexAgent:
 
     def new_parser(self, request: AdapterRequest) -> StreamParser:
         return CodexStream(request.repo_root, cumulative_usage=self.cumulative_usage,
-                           prices_per_mtok=self.prices_per_mtok)
+                           prices_per_mtok=self.prices_per_mtok, workspace=request.workspace,
+                           codex_home=codex_home(request.agent_env), turn_count=len(request.turns))
 
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
-        env = request.agent_env
-        home = env.get("CODEX_HOME") or (str(Path(env["HOME"]) / ".codex") if env.get("HOME") else None)
         return codex_chain(request.repo_root, request.workspace, self.doc_budget_bytes, self.fallback_names,
-                           codex_home=home)
+                           codex_home=codex_home(request.agent_env))

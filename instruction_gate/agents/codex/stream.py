@@ -9,7 +9,8 @@ agent messages `assistant_message`. `turn.completed.usage` holds the thread's ru
 (kept across `codex exec resume`), so each report is turned into a delta against the previous one; its
 `output_tokens` already include `reasoning_output_tokens`. An all-zero report means Codex saw
 no usage update and is skipped. `codex exec resume` with an unknown id silently starts a new
-thread: a resumed turn that reports another thread id lost its session.
+thread: a resumed turn that reports another thread id lost its session. A command Codex's
+sandbox could not start prints no item at all: those come from the session record (`rollout.py`).
 
 Checked against recorded output: the event order, item fields, shell wrappers, running totals
 across resumed turns, error and `turn.failed` shapes. From the published event definitions
@@ -19,18 +20,24 @@ carry an `action` instead of a query.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
-from pathlib import PurePath
+from pathlib import Path, PurePath
 from typing import Any
 
 from instruction_gate.agents.cli_agent import StreamParser, count
+from instruction_gate.agents.skills import Skill, skill_files, skill_named
+from instruction_gate.agents.codex import rollout
 from instruction_gate.agents.failures import Failure, classify_error_text
 from instruction_gate.proc import ProcResult
 
 _CHANGE_KIND = {"add": "add", "delete": "delete", "update": "modify"}
 _SHELLS = {"bash", "sh", "zsh", "dash"}
 _USAGE_FIELDS = ("input_tokens", "output_tokens", "cached_input_tokens")
+#: `$name` in a prompt: Codex's explicit skill mention.
+_SKILL_MENTION = re.compile(r"(?<![\w$])\$([A-Za-z0-9][A-Za-z0-9_.:-]*[A-Za-z0-9])")
+_SKILL_PATH = re.compile(r"[^\s'\"<>|;&]*SKILL\.md")
 #: A command Codex refused before running it (its safety check under `exec`'s forced approval
 #: policy): no JSONL item, only this stderr line, e.g. `… error=exec_command failed:
 #: CreateProcess { message: "Rejected(\"`/bin/bash -lc 'rm -rf x'` rejected: rm -f style …\")" }`.
@@ -61,19 +68,30 @@ class CodexStream(StreamParser):
     """State of one Codex run across its `codex exec` and `codex exec resume` processes."""
 
     def __init__(self, repo_root, cumulative_usage: bool = True,
-                 prices_per_mtok: tuple[float, float, float] | None = None):
+                 prices_per_mtok: tuple[float, float, float] | None = None, workspace: Any = None,
+                 codex_home: Any = None, turn_count: int = 1):
         super().__init__(repo_root)
+        #: The cwd: which project skills Codex lists (`agents/skills.py`), and what a command's
+        #: relative path is relative to.
+        self.workspace = Path(os.path.realpath(workspace)) if workspace is not None else self.repo_root
+        self._skills: list[Skill] | None = None
+        self.skills_invoked = []  # `$name` in a prompt, or a command that read a listed SKILL.md
         self.cumulative_usage = cumulative_usage
         self.prices_per_mtok = prices_per_mtok
         self._last_totals: tuple[int, int, int] | None = None
         self._thread_changed = False  # a resumed turn started a thread other than the run's
         self._open_commands: dict[str, str] = {}  # item id -> command, started but not completed
         self._done_items: set[str] = set()
+        self.codex_home = codex_home  #: where Codex keeps its session record (`rollout.py`)
+        self._rollout_read: dict[Path, int] = {}  # session file -> bytes already read
+        self.turn_count = turn_count
+        self._sandbox_broken: str | None = None  # a command Codex's own sandbox could not start
         self._reset_process()
 
     def _reset_process(self) -> None:
         # Item ids restart at item_0 in every `codex exec resume` process: dedupe per process.
         self._done_items.clear()
+        self._reported: list[str] = []  # shell commands this process's stream reported
         self.events_after_start = 0  # events seen since turn.started (0: the provider never answered)
         self.turn_started = False
         self.turn_completed = False
@@ -138,6 +156,8 @@ class CodexStream(StreamParser):
                 self._open_commands[item_id] = item["command"]
                 return []
             self._open_commands.pop(item_id, None)
+            if item.get("exit_code") == 0:
+                self._skill_reads(unwrap_shell(item["command"]))
             return self._once(item_id, self._command_event(item["command"], item.get("exit_code")))
         if not completed:
             return []
@@ -167,6 +187,7 @@ class CodexStream(StreamParser):
             return []
         self._done_items.add(item_id)
         self.tool_calls += 1
+        self._reported += [e["command"] for e in events if e.get("tool") == "shell"]
         return list(events)
 
     def _command_event(self, command: str, exit_code: Any) -> dict[str, Any]:
@@ -201,11 +222,59 @@ class CodexStream(StreamParser):
             events += [refused,
                        {"type": "policy", "name": "permission_denied", "tool": "shell",
                         "command": refused["command"], "reason": match.group("why").strip(), "turn": self.turn}]
+        self._reported += [e["command"] for e in events if e.get("type") == "tool"]
+        events += self._unstreamed_commands()
         return events, self._process_failure(result)
+
+    def _unstreamed_commands(self) -> list[dict[str, Any]]:
+        """Shell calls of this process's turn that the session record holds and the stream did
+        not report (Codex streams no item for a command its sandbox could not start), as events
+        of this turn."""
+        path = rollout.session_file(self.codex_home, self.session_id)
+        if path is None:
+            return []
+        calls, self._rollout_read[path] = rollout.read_shell_calls(path, self._rollout_read.get(path, 0))
+        events = []
+        for call in rollout.unstreamed(calls, self._reported, unwrap_shell):
+            command = unwrap_shell(call.command)
+            # The agent can write to the record: what only the record shows never counts as a
+            # command that ran (so it can satisfy no required command).
+            if call.not_started:
+                why = f"Codex's sandbox could not start it: {call.not_started}"
+                self._sandbox_broken = self._sandbox_broken or f"`{command}`: {call.not_started}"
+            else:
+                why = f"in Codex's session record only (exit code {call.exit_code}), not in its stream"
+            events.append({**self._command_event(command, None), "refused": why})
+        self.tool_calls += len(events)
+        return events
 
     def begin_turn(self, index: int) -> None:
         super().begin_turn(index)
         self._reset_process()
+
+    # -- skills -----------------------------------------------------------------------
+    def listed_skills(self) -> list[Skill]:
+        if self._skills is None:
+            self._skills = skill_files(self.repo_root, "codex", self.workspace)
+        return self._skills
+
+    def sent_prompt(self, prompt: str) -> None:
+        """Codex sends a listed skill's whole SKILL.md along with a prompt naming it `$name`;
+        no stream event shows it (checked on 0.171.0)."""
+        for match in _SKILL_MENTION.finditer(prompt):
+            skill = skill_named(self.listed_skills(), match.group(1))
+            if skill is not None:
+                self.invoked_skill(skill.listed_name)
+
+    def _skill_reads(self, command: str) -> None:
+        """A command that succeeded naming a listed skill's SKILL.md (`cat`, `sed -n`, ...):
+        Codex's own way to load a skill is the model reading that file."""
+        for token in _SKILL_PATH.findall(command):
+            target = Path(os.path.normpath(self.workspace / token))
+            for skill in self.listed_skills():
+                if target == self.repo_root / skill.path or (
+                        not token.startswith(("/", ".")) and (self.repo_root / skill.path).as_posix().endswith("/" + token)):
+                    self.invoked_skill(skill.listed_name)
 
     def timeout_failure(self, detail: str) -> Failure:
         """Killed at the deadline. Codex prints nothing while a request waits for response
@@ -223,6 +292,11 @@ class CodexStream(StreamParser):
         if self.turn_completed:
             if result.exit_code not in (0, None) and not result.timed_out:
                 return classify_error_text(self.last_error or result.stderr or "non-zero exit")
+            if self._sandbox_broken is not None and self.turn >= self.turn_count - 1:
+                # Codex itself printed no item for the command, so no agent output can pose as this:
+                # whatever the instructions, commands could not run here. Every turn still ran, so
+                # each turn's commands are on record. (Inside another sandbox: sandbox=danger-full-access.)
+                return Failure("sandbox_error", f"Codex's sandbox could not start {self._sandbox_broken}")
             return None
         # No terminal turn event: a failure whatever the exit code. Before any turn started
         # the model was never reached; after, the agent's own actions may have ended the CLI.

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from instruction_gate.agents.cli_agent import StreamParser, stall_limit
 from instruction_gate.agents.discovery import LoadedFile
-from instruction_gate.agents.gemini.discovery import gemini_sources
+from instruction_gate.agents.gemini.discovery import gemini_sources, start_failure
 from instruction_gate.agents.failures import Failure
-from instruction_gate.agents.gemini.home import GeminiHome, workspace_hazards
+from instruction_gate.agents.gemini.home import GeminiHome, workspace_context_files, workspace_hazards
 from instruction_gate.agents.gemini.stream import GeminiStream
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
@@ -89,13 +89,21 @@ class GeminiAgent:
         return self.home.env(agent_env)
 
     def refuse_turn(self, request: AdapterRequest) -> Failure | None:
-        """The agent's failure when the workspace holds files that would reconfigure the CLI:
-        a candidate (or the agent itself) must not change its tools, hooks or context files."""
+        """The agent's failure when the workspace holds files that would reconfigure the CLI (a
+        candidate, or the agent itself, must not change its tools, hooks or context files), or
+        when the CLI would stop before any request."""
         hazards = [] if self.trust_workspace_settings else workspace_hazards(request.repo_root, request.workspace)
         if hazards:
             return Failure("agent_error", f"workspace files would reconfigure Gemini CLI: {', '.join(hazards)} "
                                           "(adapter option workspace_settings=trust to allow)")
+        if crash := start_failure(request.repo_root, request.workspace, self.context_files(request)):
+            return Failure("agent_error", crash)
         return None
+
+    def context_files(self, request: AdapterRequest) -> tuple[str, ...]:
+        """The configured context file names: a trusted workspace's settings over the adapter's."""
+        trusted = workspace_context_files(request.workspace) if self.trust_workspace_settings else None
+        return trusted or self.home.context_files
 
     def turn_argv(self, binary: str, index: int, prompt: str, session_id: str | None) -> list[str]:
         self.home.write_settings()  # afresh: the agent can write to its own home
@@ -119,5 +127,5 @@ class GeminiAgent:
     def instruction_files(self, request: AdapterRequest, parser: StreamParser) -> list[LoadedFile]:
         if parser.session_id is None:
             return []  # the CLI never started a session (refused, not found, no key): nothing was sent
-        return gemini_sources(request.repo_root, request.workspace, file_names=self.home.context_files,
+        return gemini_sources(request.repo_root, request.workspace, file_names=self.context_files(request),
                               home=self.home.path, touched_paths=parser.touched_paths)

@@ -1,9 +1,11 @@
 """The private Gemini CLI home (`GEMINI_CLI_HOME`) the adapter runs each run under.
 
 It holds the settings the harness controls — API-key auth, the context file names, no
-telemetry, update checks, hooks or skills, the retry budget and turn limit — rewritten before
+telemetry, update checks or hooks, the retry budget and turn limit — rewritten before
 every process (the agent can write to it), the CLI's session records, and copies of the
-user's global context files (`~/.gemini/<name>`), so they still come first.
+user's global context files (`~/.gemini/<name>`), so they still come first. Skills stay on:
+the project's `.gemini/skills` and `.agents/skills` are repository files, part of the
+instructions under evaluation (`agents/skills.py`); this home holds no skill of the user's.
 
 Workspace settings override user settings and only a root-owned system file overrides them,
 so a workspace `.gemini/settings.json` (or a `.gemini/.env`, loaded into the CLI's
@@ -23,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from instruction_gate.agents.discovery import read_settings_json
 from instruction_gate.untrusted import read_instruction_bytes
 
 
@@ -57,7 +60,7 @@ class GeminiHome:
             "general": {"maxAttempts": self.max_attempts, "enableAutoUpdate": False,
                         "enableAutoUpdateNotification": False},
             "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
-            "hooksConfig": {"enabled": False}, "skills": {"enabled": False},
+            "hooksConfig": {"enabled": False}, "skills": {"enabled": True},
             "advanced": {"ignoreLocalEnv": True},
         }
         if self.max_turns is not None:
@@ -82,6 +85,19 @@ class GeminiHome:
                 "GEMINI_CLI_SYSTEM_SETTINGS_PATH": missing, "GEMINI_CLI_SYSTEM_DEFAULTS_PATH": missing,
                 "GEMINI_SYSTEM_MD": "false", "GEMINI_WRITE_SYSTEM_MD": "false",
                 "GEMINI_TELEMETRY_ENABLED": "false", "NO_COLOR": "1"}
+
+
+def workspace_context_files(workspace: Path) -> tuple[str, ...] | None:
+    """`context.fileName` of the workspace's `.gemini/settings.json`, which a trusted workspace
+    sets over the adapter's names (workspace settings replace user settings key by key); None
+    when it sets none, or the file is no settings JSON the CLI would start with."""
+    settings = read_settings_json(Path(workspace) / ".gemini" / "settings.json")
+    context = settings.get("context") if isinstance(settings, dict) else None
+    names = context.get("fileName") if isinstance(context, dict) else None
+    names = [names] if isinstance(names, str) else names
+    if not names or not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    return tuple(names)
 
 
 def workspace_hazards(repo_root: Path, workspace: Path) -> list[str]:

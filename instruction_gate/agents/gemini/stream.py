@@ -57,6 +57,7 @@ class GeminiStream(StreamParser):
         self.stall_seconds = stall_seconds
         self.prices_per_mtok = prices_per_mtok
         self._recorded: set[str] = set()  # session messages whose tokens are already counted
+        self.skills_invoked = []  # an `activate_skill` call that succeeded sent the skill's body
         self._begin_process()
 
     def _begin_process(self) -> None:
@@ -64,6 +65,7 @@ class GeminiStream(StreamParser):
         self._open: dict[str, dict[str, Any]] = {}  # tool_id -> tool event awaiting its result
         self._edits: dict[str, dict[str, Any]] = {}
         self._jit: dict[str, str] = {}  # tool_id -> path whose context files a success loads
+        self._skills: dict[str, str] = {}  # tool_id of an `activate_skill` call -> the skill's name
         self._text: list[str] = []
         self.result: dict[str, Any] | None = None
         self.model_spoke = False
@@ -110,6 +112,9 @@ class GeminiStream(StreamParser):
         name = str(obj.get("tool_name") or "?")
         args = obj.get("parameters") if isinstance(obj.get("parameters"), dict) else {}
         command, path = self.tool_command(name, args, "run_shell_command", _PATH_KEYS)
+        if name == "activate_skill" and isinstance(args.get("name"), str):
+            self._skills[tool_id] = args["name"]
+            command = f"activate_skill {args['name']}"  # which skill, for the digest
         if path is not None and name in _JIT_TOOLS:
             self._jit[tool_id] = path
         self.tool_calls += 1
@@ -131,6 +136,9 @@ class GeminiStream(StreamParser):
         jit = self._jit.pop(tool_id, None)
         if jit is not None and obj.get("status") == "success":
             self.touch(jit)
+        skill = self._skills.pop(tool_id, None)
+        if skill is not None and obj.get("status") == "success":  # an unknown name fails: nothing sent
+            self.invoked_skill(skill)
         edit = self._edits.pop(tool_id, None)
         if edit is not None and not event["failed"]:
             self._held.append(edit)

@@ -10,7 +10,7 @@ from instruction_gate.agents.cli_agent import StreamParser, stall_limit
 from instruction_gate.agents.discovery import LoadedFile
 from instruction_gate.agents.opencode.discovery import opencode_sources
 from instruction_gate.agents.failures import Failure
-from instruction_gate.agents.opencode.home import PROVIDER_ID, OpenCodeHome, workspace_hazards
+from instruction_gate.agents.opencode.home import PROVIDER_ID, OpenCodeHome, workspace_hazards, workspace_instructions
 from instruction_gate.agents.opencode.stream import OpenCodeStream
 from instruction_gate.agents.options import OptionSpec, Options
 from instruction_gate.agents.protocol import AdapterRequest
@@ -97,6 +97,7 @@ class OpenCodeAgent:
         if parser.session_id is None:
             return []  # the CLI never started a session (refused, not found): nothing was sent
         loaded = getattr(parser, "loaded", [])
+        trusted = workspace_instructions(request.repo_root, request.workspace) if self.trust_workspace_settings else []
         return opencode_sources(request.repo_root, request.workspace, global_dir=self.home.global_dir,
                                 home=request.agent_env.get("HOME"), claude_fallback=self.home.claude_fallback,
-                                attached=loaded)
+                                attached=loaded, instructions=trusted)

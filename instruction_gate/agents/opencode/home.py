@@ -5,9 +5,12 @@ directories; the adapter points all four at a fresh directory (removed when the 
 exits) and hands the CLI its whole configuration in `OPENCODE_CONFIG_CONTENT`: one
 OpenAI-compatible provider at the base URL the harness chose (key from `OPENAI_API_KEY`),
 every tool allowed without asking (headless; confinement is the runner's sandbox), no
-sharing, auto-update, MCP servers or plugins. Variables turn off what would reach the network
-or read outside the workspace: the models.dev fetch, LSP downloads, default plugins, external
-and Claude Code skills; a lock file keeps it from installing its plugin package from npm. The user's global `AGENTS.md` is copied in so it still comes first.
+sharing, auto-update, MCP servers or plugins. Variables turn off what would reach the network:
+the models.dev fetch, LSP downloads, default plugins; a lock file keeps it from installing its
+plugin package from npm. The user's global `AGENTS.md` is copied in so it still comes first.
+Skills stay on: the project's `.claude/skills` and `.agents/skills` are repository files, part
+of the instructions under evaluation (`agents/skills.py`); in a gate run the agent's home,
+where the CLI also looks for skills, is the run's private one.
 
 Project configuration (`opencode.json`, `opencode.jsonc`, `.opencode/` with agents, commands,
 plugins — executable code — and tools) is merged over all of that and cannot be switched off
@@ -26,14 +29,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from instruction_gate.agents.discovery import project_root, read_settings_json
 from instruction_gate.untrusted import read_instruction_bytes
 
 PROVIDER_ID = "instruction-gate"
 #: Project files that reconfigure OpenCode, looked for from the cwd up to the repository root.
 HAZARDS = ("opencode.json", "opencode.jsonc", ".opencode")
 _FLAGS = ("OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_LSP_DOWNLOAD",
-          "OPENCODE_DISABLE_DEFAULT_PLUGINS", "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_EXTERNAL_SKILLS",
-          "OPENCODE_DISABLE_CLAUDE_CODE_SKILLS", "OPENCODE_DISABLE_TERMINAL_TITLE")
+          "OPENCODE_DISABLE_DEFAULT_PLUGINS", "OPENCODE_DISABLE_SHARE", "OPENCODE_DISABLE_TERMINAL_TITLE")
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,23 @@ class OpenCodeHome:
         env["OPENCODE_CONFIG_CONTENT"] = json.dumps(self.config())
         env["NO_COLOR"] = "1"
         return env
+
+
+def workspace_instructions(repo_root: Path, workspace: Path) -> list[str]:
+    """The `instructions` entries of the project configuration a trusted workspace lets OpenCode
+    load, in its order: `opencode.json(c)` from the git root down to the cwd, then each
+    `.opencode/opencode.json(c)` from the cwd up; the arrays are joined, each entry once."""
+    root = Path(os.path.realpath(repo_root))
+    here = Path(os.path.realpath(workspace))
+    stop = project_root(root, here) if here.is_relative_to(root) else here
+    dirs = [here, *[d for d in here.parents if d.is_relative_to(stop)]]
+    files = [d / n for d in reversed(dirs) for n in ("opencode.json", "opencode.jsonc")]
+    files += [d / ".opencode" / n for d in dirs for n in ("opencode.json", "opencode.jsonc")]
+    found: list[str] = []
+    for config in (read_settings_json(f, trailing_commas=True) for f in files):
+        entries = config.get("instructions") if isinstance(config, dict) else None
+        found += [e for e in entries or () if isinstance(e, str) and e not in found] if isinstance(entries, list) else []
+    return found
 
 
 def workspace_hazards(repo_root: Path, workspace: Path) -> list[str]:

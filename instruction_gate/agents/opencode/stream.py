@@ -73,6 +73,7 @@ class OpenCodeStream(StreamParser):
         super().__init__(repo_root)
         self.stall_seconds = stall_seconds
         self.loaded: list[str] = []  #: absolute paths of instruction files `read` attached
+        self.skills_invoked = []  # a completed `skill` call sent the skill's body
         self._begin_process()
 
     def _begin_process(self) -> None:
@@ -123,6 +124,8 @@ class OpenCodeStream(StreamParser):
         args = state.get("input") if isinstance(state.get("input"), dict) else {}
         metadata = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
         command, path = self.tool_command(name, args, SHELL_TOOL, _PATH_KEYS)
+        if name == "skill" and isinstance(args.get("name"), str):
+            command = f"skill {args['name']}"  # which skill, for the digest
         failed = state.get("status") != "completed"
         self.tool_calls += 1
         event: dict[str, Any] = {"type": "tool", "tool": name, "command": command, "turn": self.turn}
@@ -135,6 +138,8 @@ class OpenCodeStream(StreamParser):
         events = [event]
         if path is not None and name == "read":
             self.touch(path)
+        if name == "skill" and not failed:
+            self.invoked_skill(args.get("name"))
         for loaded in metadata.get("loaded") or [] if name == "read" else []:
             if isinstance(loaded, str) and loaded not in self.loaded:
                 self.loaded.append(loaded)

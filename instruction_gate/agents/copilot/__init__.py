@@ -1,0 +1,1 @@
+"""GitHub Copilot CLI: adapter, stream parser, private configuration home, discovery."""

@@ -1,0 +1,1 @@
+"""Cursor: discovery from its documentation (no adapter: Cursor cannot be run here)."""
