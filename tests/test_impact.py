@@ -511,3 +511,20 @@ def test_copilot_apply_to_rules_and_its_instructions_file(git_repo):
     checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", scoped, root)
     assert impact.analyse(checked, Discovery("copilot")).affected == ["py", "web"]
     assert impact.analyse(checked, Discovery("codex")).affected == []  # Codex never reads Copilot's file
+
+
+def test_a_change_only_another_agent_loads_names_that_agent_and_the_setting(git_repo):
+    manifest = {"schema_version": 1, "repeats": 1, "hidden_paths": ["evals/**"],
+                "instruction_paths": ["AGENTS.md", "**/.github/copilot-instructions.md"],
+                "tasks": [{"id": "t", "kind": "bug_fix", "prompt_file": "evals/t.md", "checks": [["true"]]}]}
+    base = git_repo.commit({"AGENTS.md": "Rules.\n", ".github/copilot-instructions.md": "Run `make test`.\n",
+                            "evals/t.md": "t\n", "evals/manifest.json": json.dumps(manifest)})
+    edit = git_repo.commit({".github/copilot-instructions.md": "Run `make check`.\n"})
+    checked = check_all(git_repo.path, git_repo.path / "evals/manifest.json", base, edit)
+    found = impact.analyse(checked, Discovery("both"))
+    assert found.affected == [] and found.unreachable == (".github/copilot-instructions.md",)
+    assert found.other_agents == ((".github/copilot-instructions.md", ("copilot",)),)
+    assert "set the adapter option discovery=copilot" in found.hint()
+    assert found.record()["hint"] == found.hint()
+    assert impact.analyse(checked, Discovery("copilot")).affected == ["t"]
+    assert not impact.analyse(checked, Discovery("copilot")).hint()

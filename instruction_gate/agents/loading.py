@@ -321,3 +321,23 @@ DEFAULT_INSTRUCTION_PATHS: tuple[str, ...] = (
 def is_instruction_file(path: str, settings: LoadSettings = LoadSettings()) -> bool:
     """A file some known agent loads by itself: by base name, or by where it is (`FORMAT_GLOBS`)."""
     return posixpath.basename(path) in names_of("all", settings) or globs.matches_any(path, FORMAT_GLOBS)
+
+
+#: Where an agent's own formats live, beside the base names of `Loader.names`.
+_FORMAT_AGENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("**/.github/copilot-instructions.md", ("copilot",)),
+    ("**/.github/instructions/**/*.instructions.md", ("copilot",)),
+    ("**/.cursor/rules/**/*.mdc", ("cursor",)), (".cursorrules", ("cursor",)),
+    ("**/.claude/CLAUDE.md", ("claude",)), ("**/.claude/rules/**/*.md", ("claude",)),
+)
+
+
+def loading_agents(path: str, settings: LoadSettings = LoadSettings()) -> tuple[str, ...]:
+    """The agents that load `path` by themselves (by base name, by their format's place, or as a
+    skill), in registry order: who could see a change to it."""
+    found = {a for a, loader in LOADERS.items() if posixpath.basename(path) in loader.names(settings)}
+    found.update(a for pattern, agents in _FORMAT_AGENTS if globs.matches_any(path, (pattern,)) for a in agents)
+    if posixpath.basename(path) == "SKILL.md":
+        found.update(a for a, rules in skills.SKILL_AGENTS.items()
+                     if any(f"{d}/" in f"/{path}" for d in rules.directories))
+    return tuple(a for a in LOADERS if a in found)

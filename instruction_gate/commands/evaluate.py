@@ -93,6 +93,8 @@ def _impact(checked, chosen: rounds.Controls, args: argparse.Namespace, adapter_
     say(f"impact ({rules.mode} discovery): {len(analysed.affected)} of {len(analysed.tasks)} task(s) can see "
           f"the change; not run: {', '.join(t.task_id for t in analysed.tasks if not t.affected) or 'none'}",
           file=sys.stderr)
+    if analysed.hint():
+        say(f"impact: {analysed.hint()}", file=sys.stderr)
     if analysed.unbounded and analysed.changed_paths:
         say(f"impact: {analysed.unbounded}; every task runs", file=sys.stderr)
     return analysed

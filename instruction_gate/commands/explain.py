@@ -139,8 +139,9 @@ def run(args: argparse.Namespace) -> int:
     others = [p for p in instruction_files(tree) if p not in shown]
     if others and not any(c.whole or c.later or c.scoped or c.skills for c in found):
         # A repository with only Copilot's or Cursor's files shows nothing under the default agents.
-        _say(f"\nNone of these agents loads the repository's instruction files ({quote(', '.join(others[:5]))}"
-             f"{', ...' if len(others) > 5 else ''}): try --agent all")
+        listed = f"{quote(', '.join(others[:5]))}{', ...' if len(others) > 5 else ''}"
+        _say(f"\nNone of these agents loads the repository's instruction files ({listed}): try --agent all"
+             if args.agent != "all" else f"\nNo agent loads the repository's instruction files ({listed}) from here")
     if unreadable:
         _say("")
     for path, what in unreadable.items():  # an agent skips it (or may wait on a pipe): never silently

@@ -62,6 +62,30 @@ def _unreviewed_links(ctx: LintContext) -> Iterator[Finding]:
                           f"symlink:{path}:{target}")
 
 
+#: Folders agents read instruction files from (scoped rules, skills): a link there replaces them all.
+INSTRUCTION_FOLDERS = (".github", ".github/instructions", ".github/skills", ".cursor", ".cursor/rules", ".claude",
+                       ".claude/rules", ".claude/skills", ".agents", ".agents/skills", ".codex/skills", ".gemini",
+                       ".gemini/skills")
+
+
+def _linked_folders(ctx: LintContext) -> Iterator[Finding]:
+    """An instruction folder that is a symlink to anything but a folder of the revision: every rule
+    or skill under it is text no reviewer sees (a file link is `_unreviewed_links`' case)."""
+    for path in sorted(ctx.tree.files()):
+        target = ctx.tree.link_target(path)
+        if target is None or not any(path == f or path.endswith("/" + f) for f in INSTRUCTION_FOLDERS):
+            continue
+        resolved = resolve(path, ctx.tree.link_target)
+        if target.startswith("/") or ctx.resolve(path, target) is None or resolved.problem == "outside":
+            why = "outside the repository: every rule or skill the agents read there is text no reviewer sees"
+        elif resolved.path is None:
+            why = "which leads back to itself (a symlink loop): no agent reads a rule or skill there"
+        else:
+            continue  # a folder of the revision: its files are linted where they are
+        yield Finding("IG003", path, 1, f"The instruction folder `{quote(path)}` is a symlink to `{quote(target)}`, "
+                      f"{why}.", f"folder-link:{path}:{target}")
+
+
 def _unloadable_names(ctx: LintContext) -> Iterator[Finding]:
     """An instruction file's name held by something no agent reads (a directory, a named pipe, a
     device): the author's instructions reach no agent, and nothing else says so."""
@@ -77,6 +101,7 @@ def _unloadable_names(ctx: LintContext) -> Iterator[Finding]:
 
 def check(ctx: LintContext) -> Iterator[Finding]:
     yield from _unreviewed_links(ctx)
+    yield from _linked_folders(ctx)
     yield from _unloadable_names(ctx)
     for source, text in sorted(ctx.texts.items()):
         for line in markdown.lines(text):

@@ -111,6 +111,8 @@ class DirTree:
             dirnames[:] = [d for d in dirnames if d not in _SKIPPED_DIRS]
             base = Path(current).relative_to(self.root)
             found.update((base / name).as_posix() for name in filenames)
+            # A symlink to a folder is an entry of its own, as in a git tree (os.walk does not follow it).
+            found.update((base / name).as_posix() for name in dirnames if os.path.islink(os.path.join(current, name)))
         return frozenset(found)
 
     def files(self) -> frozenset[str]:

@@ -20,6 +20,7 @@ import bisect
 import re
 
 from instruction_gate.lint import emphasis, markdown
+from instruction_gate.untrusted import is_path_text
 from instruction_gate.reference_agent import blocks, clauses, documents, headings, list_leads, prohibitions, suite_steps, tables
 from instruction_gate.reference_agent.kinds import SUITE_SHAPED, Directive, DirectiveKind, Found
 from instruction_gate.reference_agent.command_text import (
@@ -306,7 +307,10 @@ def parse(text: str, source: str) -> list[Directive]:
                 (_SITUATION_LEAD.match(joined.lower()) and not BROAD_CHANGE.search(joined.lower())) or OCCASIONAL.search(joined.lower()) or PARTICULAR_CHANGES.search(joined.lower())
                 or CATALOGUE_LEAD.match(joined.lower())):
             steps_aside = True  # "Before making changes that touch the architecture, check …:" and its list
-    return suite_steps.settle(directives)
+    # A line holding a control character (a NUL, an escape) names no command or file as written:
+    # what is left of it after splitting would be a directive the file never gave. Abstain.
+    garbled = {number for number, line in enumerate(all_lines, 1) if not is_path_text(line.text.replace("\t", " ") or " ")}
+    return suite_steps.settle([d for d in directives if d.line not in garbled])
 
 
 #: Words that make a line under a reference or topic heading an order after all.

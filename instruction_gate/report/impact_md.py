@@ -29,4 +29,6 @@ def impact_section(c: Comparison) -> list[str]:
     if unreachable:
         lines += ["", "Changed files no task can reach (this suite does not test them): "
                   + ", ".join(fmt.code(p) for p in unreachable) + "."]
+        if block.get("hint"):
+            lines += ["", fmt.md(str(block["hint"]), 600) + "."]
     return lines + [""]

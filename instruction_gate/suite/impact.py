@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from instruction_gate.agents.loading import loading_agents
 from instruction_gate.suite import arm_files, exposure
 from instruction_gate.suite.adapter_discovery import discovery_for  # noqa: F401  (callers' entry point)
 from instruction_gate.suite.exposure import Discovery
@@ -44,6 +45,19 @@ class Impact:
     changed_paths: tuple[str, ...]  #: instruction files the candidate changes
     unreachable: tuple[str, ...]  #: changed files no task can reach
     unbounded: str = ""  #: why the agent may load files the rules cannot predict (all tasks then run)
+    #: Unreachable changed file -> the agents outside this discovery mode that load it by themselves
+    #: (a Copilot or Cursor file under the default `both`: the rules followed here cannot see it).
+    other_agents: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+    def hint(self) -> str:
+        """What to change when the unreachable files belong to agents this evaluation does not follow."""
+        agents = sorted({a for _, found in self.other_agents for a in found})
+        if not agents:
+            return ""
+        files = ", ".join(path for path, _ in self.other_agents[:5])
+        return (f"{files} {'is' if len(self.other_agents) == 1 else 'are'} loaded by {', '.join(agents)}, whose "
+                f"rules this evaluation does not follow ({self.discovery} discovery): evaluate with that agent or "
+                f"set the adapter option discovery={agents[0] if len(agents) == 1 else 'all'}")
 
     @property
     def affected(self) -> list[str]:
@@ -58,6 +72,8 @@ class Impact:
         return {"mode": self.mode, "discovery": self.discovery, "changed_paths": list(self.changed_paths),
                 "unreachable_changes": list(self.unreachable), "affected": self.affected,
                 **({"unbounded": self.unbounded} if self.unbounded else {}),
+                **({"other_agents": {p: list(a) for p, a in self.other_agents}, "hint": self.hint()}
+                   if self.other_agents else {}),
                 "unaffected": [t.task_id for t in self.tasks if not t.affected],
                 "tasks": [{"task_id": t.task_id, "cwd": t.cwd, "affected": t.affected, "reason": t.reason,
                            "changed": list(t.changed), "reachable": list(t.reachable), "agents": dict(t.agents)}
@@ -148,4 +164,7 @@ def analyse(checked: Checked, rules: Discovery, mode: str = "skip", temp_root: P
                                       tuple(sorted({*base, *candidate})), tuple(agents.items())))
     changed_paths = tuple(contract.changed_instruction_paths)
     unreachable = () if rules.unbounded else tuple(p for p in changed_paths if p not in reached)
-    return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable, rules.unbounded)
+    followed = set(rules.agents)
+    others = tuple((p, found) for p in unreachable
+                   if (found := tuple(a for a in loading_agents(p, rules.settings) if a not in followed)))
+    return Impact(mode, rules.mode, tuple(results), changed_paths, unreachable, rules.unbounded, others)

@@ -26,6 +26,8 @@ def no_task_decision(block: dict[str, Any], policy: Policy) -> Decision:
     message = (f"the suite has no task that can see this change ({changed}) under {block.get('discovery')} "
                "discovery: no agent run could have shown a difference; add a task whose working "
                "directory reaches these files")
+    if block.get("hint"):
+        message += f"; {block['hint']}"
     setting = policy.impact["when_no_task_affected"]
     if setting == "fail":
         return Decision("fail", EXIT_GATE_FAILURE, f"FAIL: {message}", errors=[message],
@@ -60,5 +62,6 @@ def summary_block(block: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     keys = ("mode", "discovery", "changed_paths", "unreachable_changes", "affected", "unaffected")
     return {**{k: block.get(k) for k in keys}, **({"unbounded": block["unbounded"]} if block.get("unbounded") else {}),
+            **{k: block[k] for k in ("other_agents", "hint") if block.get(k)},
             "tasks": [{**{k: t.get(k) for k in ("task_id", "cwd", "affected", "reason")},
                        **({"agents": t["agents"]} if t.get("agents") else {})} for t in block.get("tasks", [])]}

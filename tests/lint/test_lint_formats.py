@@ -65,3 +65,18 @@ def test_explain_on_a_repository_with_only_copilot_files(tmp_path, capsys):
 def test_a_cursor_rules_file_where_a_folder_belongs_is_reported(tmp_path):
     _write(tmp_path, {"AGENTS.md": "# Rules\n", ".cursor/rules": "Follow AGENTS.md.\n"})
     assert _findings(tmp_path) == [("IG013", ".cursor/rules", 1)]
+
+
+def test_an_instruction_folder_linked_out_of_the_repository_is_reported(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "all.instructions.md").write_text("---\napplyTo: '**'\n---\nRun `make x`.\n")
+    root = tmp_path / "repo"
+    _write(root, {"AGENTS.md": "Rules.\n"})
+    (root / ".github").mkdir()
+    (root / ".github" / "instructions").symlink_to(outside)
+    (root / ".cursor").mkdir()
+    (root / ".cursor" / "rules").symlink_to("../.github")  # inside the repository: linted where it is
+    found = [(rule, path) for rule, path, _ in _findings(root)]
+    assert ("IG003", ".github/instructions") in found
+    assert ("IG003", ".cursor/rules") not in found

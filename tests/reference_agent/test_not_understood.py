@@ -114,3 +114,10 @@ def test_the_agents_result_event_counts_them(tmp_path):
     with (root / "AGENTS.md").open("a", encoding="utf-8") as agents:
         agents.write("\n## Style\n\n- Prefer small functions.\n- Keep imports sorted.\n- Tests live in `tests/`.\n")
     assert counted() == plain + 2
+
+
+def test_a_line_with_a_control_character_gives_no_directive():
+    from instruction_gate.reference_agent.directives import parse
+    found = parse("Read this: @docs/a\x00b.md\n\nRun `make test` before committing.\n", "CLAUDE.md")
+    assert not [d for d in found if d.line == 1]  # not `read b.md`: the file never named it
+    assert "make test" in [d.argument for d in found if d.line == 3]
