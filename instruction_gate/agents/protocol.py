@@ -111,7 +111,7 @@ def result_event(*, failure: Failure | None, tool_calls: int | None, usage: Usag
                  provenance: Mapping[str, Any], final_message: str | None,
                  skills_invoked: Iterable[str] | None = None,
                  lazy_instruction_sources: Iterable[str] | None = None) -> dict[str, Any]:
-    """The closing `result` event (schemas/adapter-result.schema.json). `skills_invoked` and
+    """The closing `result` event (its fields: adapters/README.md, "Result event"). `skills_invoked` and
     `lazy_instruction_sources` are written only by adapters that can tell (None: unknown)."""
     sources, sizes = result_fields(instruction_files)
     event: dict[str, Any] = {"type": "result", "status": failure.status if failure else "completed"}
