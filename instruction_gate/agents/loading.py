@@ -303,13 +303,24 @@ def skills_reached(agent: str, root: Path, cwd: str) -> list[tuple[str, str]]:
             for s in skills.skill_files(root, agent, cwd or ".")]
 
 
-#: Instruction files found by where they are rather than by a base name (root-anchored globs).
+#: Where an agent's own formats live, beside the base names of `Loader.names` (root-anchored globs).
+_FORMAT_AGENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("**/.github/copilot-instructions.md", ("copilot",)),
+    ("**/.github/instructions/**/*.instructions.md", ("copilot",)),
+    ("**/.cursor/rules/**/*.mdc", ("cursor",)), (".cursorrules", ("cursor",)),
+    ("**/.claude/CLAUDE.md", ("claude",)), ("**/.claude/rules/**/*.md", ("claude",)),
+)
+
+
+def _skill_glob(directory: str) -> str:
+    return f"**/{directory}/**/SKILL.md"
+
+
+#: Instruction files found by where they are rather than by a base name: the formats above, then
+#: skills (`agents/skills.py`: a description listed at start, the body on invocation).
 FORMAT_GLOBS: tuple[str, ...] = (
-    "**/.github/copilot-instructions.md", "**/.github/instructions/**/*.instructions.md",
-    "**/.cursor/rules/**/*.mdc", ".cursorrules", "**/.claude/CLAUDE.md", "**/.claude/rules/**/*.md",
-    # Skills (`agents/skills.py`): a description listed at start, the body on invocation.
-    "**/.claude/skills/**/SKILL.md", "**/.agents/skills/**/SKILL.md", "**/.codex/skills/**/SKILL.md",
-    "**/.gemini/skills/**/SKILL.md", "**/.github/skills/**/SKILL.md",
+    *(pattern for pattern, _ in _FORMAT_AGENTS),
+    *(_skill_glob(d) for d in dict.fromkeys(d for rules in skills.SKILL_AGENTS.values() for d in rules.directories)),
 )
 
 #: `instruction_paths` for a new suite: every format a known agent loads, wherever it is.
@@ -320,16 +331,7 @@ DEFAULT_INSTRUCTION_PATHS: tuple[str, ...] = (
 
 def is_instruction_file(path: str, settings: LoadSettings = LoadSettings()) -> bool:
     """A file some known agent loads by itself: by base name, or by where it is (`FORMAT_GLOBS`)."""
-    return posixpath.basename(path) in names_of("all", settings) or globs.matches_any(path, FORMAT_GLOBS)
-
-
-#: Where an agent's own formats live, beside the base names of `Loader.names`.
-_FORMAT_AGENTS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("**/.github/copilot-instructions.md", ("copilot",)),
-    ("**/.github/instructions/**/*.instructions.md", ("copilot",)),
-    ("**/.cursor/rules/**/*.mdc", ("cursor",)), (".cursorrules", ("cursor",)),
-    ("**/.claude/CLAUDE.md", ("claude",)), ("**/.claude/rules/**/*.md", ("claude",)),
-)
+    return bool(loading_agents(path, settings))
 
 
 def loading_agents(path: str, settings: LoadSettings = LoadSettings()) -> tuple[str, ...]:
@@ -339,5 +341,5 @@ def loading_agents(path: str, settings: LoadSettings = LoadSettings()) -> tuple[
     found.update(a for pattern, agents in _FORMAT_AGENTS if globs.matches_any(path, (pattern,)) for a in agents)
     if posixpath.basename(path) == "SKILL.md":
         found.update(a for a, rules in skills.SKILL_AGENTS.items()
-                     if any(f"{d}/" in f"/{path}" for d in rules.directories))
+                     if globs.matches_any(path, tuple(_skill_glob(d) for d in rules.directories)))
     return tuple(a for a in LOADERS if a in found)

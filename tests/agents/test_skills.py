@@ -176,3 +176,12 @@ def test_a_skill_call_names_its_skill_in_the_tool_event(tmp_path):
         {"type": "tool_use", "id": "t", "name": "Skill", "input": {"skill": "release"}}]}})
     [event] = parser.handle({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t"}]}})
     assert (event["tool"], event["command"]) == ("Skill", "Skill release")
+
+
+def test_the_agents_that_load_a_skill_file_are_those_whose_skill_folders_hold_it():
+    from instruction_gate.agents.loading import is_instruction_file, loading_agents
+    assert loading_agents(".github/skills/release/SKILL.md") == ("copilot",)
+    assert set(loading_agents("pkg/.agents/skills/x/SKILL.md")) == {"codex", "gemini", "opencode", "copilot"}
+    assert loading_agents("notes.claude/skills/x/SKILL.md") == ()  # a folder that only ends like one
+    assert not is_instruction_file("notes.claude/skills/x/SKILL.md")
+    assert is_instruction_file(".cursor/rules/ts.mdc") and loading_agents(".cursor/rules/ts.mdc") == ("cursor",)
